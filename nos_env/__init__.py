@@ -1,0 +1,29 @@
+"""Nos, the Dutch domino game, for learning agents.
+
+The reference rules engine lives in :mod:`nos_env.engine` (one hand),
+:mod:`nos_env.session` (hands with chips carried over) and
+:mod:`nos_env.record` (JSON hand records). ``RULES.md`` in the shared
+specification is binding; decisions D1..D24 are cited where they apply.
+"""
+
+from .actions import Action, format_action, parse_action
+from .deal import Deal
+from .engine import Event, Hand, IllegalActionError, Options, Payment, new_hand
+from .games import ALL_ANNOUNCEMENTS, Announcement, legal_announcements, parse_announcement
+
+__all__ = [
+    "ALL_ANNOUNCEMENTS",
+    "Action",
+    "Announcement",
+    "Deal",
+    "Event",
+    "Hand",
+    "IllegalActionError",
+    "Options",
+    "Payment",
+    "format_action",
+    "legal_announcements",
+    "new_hand",
+    "parse_action",
+    "parse_announcement",
+]

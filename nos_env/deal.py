@@ -1,0 +1,86 @@
+"""Deals: each seat's tiles and the boneyard order (RULES.md section 1)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .tiles import ALL_TILES, NUM_TILES, Tile, make_tile, parse_tile, tile_str
+
+PLAYER_COUNTS = (3, 4, 5)
+
+
+def check_num_players(num_players: object) -> int:
+    if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
+        raise ValueError(f"num_players must be the integer 3, 4 or 5, got {num_players!r}")
+    if int(num_players) not in PLAYER_COUNTS:
+        raise ValueError(f"Nos is played by 3, 4 or 5 players, got {num_players!r}")
+    return int(num_players)
+
+
+def hand_size(num_players: int) -> int:
+    """8-n tiles each: 5, 4 or 3."""
+    return 8 - num_players
+
+
+def _as_tile(t: object) -> Tile:
+    if isinstance(t, str):
+        return parse_tile(t)
+    if isinstance(t, (tuple, list)) and len(t) == 2:
+        return make_tile(int(t[0]), int(t[1]))
+    raise ValueError(f"not a tile: {t!r} (use 'a-b' or (a, b))")
+
+
+@dataclass(frozen=True)
+class Deal:
+    """Each seat's tiles as dealt and the boneyard, top first."""
+
+    hands: tuple[tuple[Tile, ...], ...]
+    boneyard: tuple[Tile, ...]
+
+    @property
+    def num_players(self) -> int:
+        return len(self.hands)
+
+    @classmethod
+    def from_tiles(cls, hands: Sequence[Sequence[object]], boneyard: Sequence[object]) -> "Deal":
+        """Build and validate a deal from tiles written as ``"a-b"`` or ``(a, b)``."""
+        n = check_num_players(len(hands))
+        parsed_hands = tuple(tuple(_as_tile(t) for t in hand) for hand in hands)
+        parsed_boneyard = tuple(_as_tile(t) for t in boneyard)
+        for seat, hand in enumerate(parsed_hands):
+            if len(hand) != hand_size(n):
+                raise ValueError(
+                    f"with {n} players each seat is dealt {hand_size(n)} tiles; "
+                    f"seat {seat} has {len(hand)}"
+                )
+        everything = [t for h in parsed_hands for t in h] + list(parsed_boneyard)
+        if len(everything) != NUM_TILES:
+            raise ValueError(f"a deal must hold all 28 tiles, this one holds {len(everything)}")
+        seen: set[Tile] = set()
+        for t in everything:
+            if t in seen:
+                raise ValueError(f"tile {tile_str(t)} appears twice in the deal")
+            seen.add(t)
+        return cls(parsed_hands, parsed_boneyard)
+
+    @classmethod
+    def random(cls, num_players: int, rng: np.random.Generator) -> "Deal":
+        """Shuffle all 28 tiles: seats take consecutive runs, the rest is the boneyard."""
+        n = check_num_players(num_players)
+        order = rng.permutation(NUM_TILES)
+        k = hand_size(n)
+        hands = tuple(
+            tuple(ALL_TILES[i] for i in order[seat * k : (seat + 1) * k]) for seat in range(n)
+        )
+        boneyard = tuple(ALL_TILES[i] for i in order[n * k :])
+        return cls(hands, boneyard)
+
+    def to_json(self) -> dict:
+        return {
+            "num_players": self.num_players,
+            "hands": [[tile_str(t) for t in h] for h in self.hands],
+            "boneyard_top_first": [tile_str(t) for t in self.boneyard],
+        }
