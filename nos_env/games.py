@@ -89,7 +89,13 @@ _FIXED_TEXT = {
     15: "triangle then ordinary",
     16: "triangle then ordinary cross",
 }
-_TEXT_FIXED = {text: game for game, text in _FIXED_TEXT.items()}
+#: A short name for each of the 17 games.
+GAME_NAMES: dict[int, str] = {
+    **_FIXED_TEXT,
+    11: "line with a condition",
+    12: "volapuk",
+    17: "matador FHTT, then ordinary (double) cross",
+}
 
 
 def announcement_text(a: Announcement) -> str:

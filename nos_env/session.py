@@ -1,0 +1,96 @@
+"""Sessions: several hands with chips carried over (RULES.md section 10).
+
+The first hand follows the first-hand rule (highest double sets it; a deal
+without a double is shuffled again). The loser of each hand (highest count,
+ties broken uniformly at random, D2) is on set in the next and follows the
+later-hand rule. D15, the optional end-of-session settlement, rounds each
+total down to a multiple of 20 and gives the remainders to one player drawn
+at random.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .deal import Deal, check_num_players
+from .engine import DEFAULT_CHIPS, Hand, Options, Payment, new_hand
+
+
+class Session:
+    def __init__(
+        self,
+        num_players: int = 4,
+        num_hands: int | None = None,
+        seed: int | None = None,
+        chips: int | list[int] = DEFAULT_CHIPS,
+        end_settlement: bool = False,
+        options: Options | None = None,
+    ):
+        self.num_players = check_num_players(num_players)
+        if num_hands is not None and (not isinstance(num_hands, int) or num_hands < 1):
+            raise ValueError(f"num_hands must be a positive integer or None, got {num_hands!r}")
+        self.num_hands = num_hands
+        self.rng = np.random.default_rng(seed)
+        self.chips = [int(chips)] * self.num_players if isinstance(chips, int) else [int(c) for c in chips]
+        if len(self.chips) != self.num_players:
+            raise ValueError(f"chips must have one entry per seat ({self.num_players})")
+        self.end_settlement = end_settlement
+        self.options = options
+        self.hands: list[Hand] = []
+        self.next_on_set: int | None = None
+        self.settlement: list[Payment] = []
+        self.finished = False
+
+    @property
+    def current(self) -> Hand | None:
+        return self.hands[-1] if self.hands else None
+
+    @property
+    def hands_left(self) -> int | None:
+        return None if self.num_hands is None else self.num_hands - len(self.hands)
+
+    def new_hand(self, deal: Deal | None = None) -> Hand:
+        """Start the next hand (from ``deal`` if given, else a fresh shuffle)."""
+        if self.finished or self.hands_left == 0:
+            raise RuntimeError("the session has no hands left")
+        if self.current is not None and not self.current.over:
+            raise RuntimeError("the current hand is not over yet")
+        if self.current is not None:
+            self.chips = list(self.current.chips)
+            self.next_on_set = self._pick_loser(self.current)
+        if not self.hands:  # first hand of the session: first-hand rule
+            if deal is None:
+                hand = new_hand(self.num_players, self.rng, chips=self.chips, first_hand=True, options=self.options)
+            else:
+                hand = Hand(deal, chips=self.chips, first_hand=True, options=self.options)
+        else:
+            if deal is None:
+                deal = Deal.random(self.num_players, self.rng)
+            hand = Hand(deal, on_set=self.next_on_set, chips=self.chips, options=self.options)
+        self.hands.append(hand)
+        return hand
+
+    def _pick_loser(self, hand: Hand) -> int:
+        losers = hand.losers
+        if len(losers) == 1:
+            return losers[0]
+        return int(losers[self.rng.integers(len(losers))])  # D2
+
+    def finish(self) -> list[int]:
+        """End the session; returns the final chips (after D15 if enabled)."""
+        if self.current is not None:
+            if not self.current.over:
+                raise RuntimeError("the current hand is not over yet")
+            self.chips = list(self.current.chips)
+        if self.end_settlement and not self.finished:
+            # D15: round every total down to a multiple of 20; one random player takes the pot.
+            winner = int(self.rng.integers(self.num_players))
+            for seat in range(self.num_players):
+                remainder = self.chips[seat] % 20  # Python's % floors, so -7 leaves 13
+                if remainder and seat != winner:
+                    self.settlement.append(Payment(seat, winner, remainder, "session_pot"))
+            for p in self.settlement:
+                self.chips[p.payer] -= p.amount
+                self.chips[p.payee] += p.amount
+        self.finished = True
+        return list(self.chips)
