@@ -28,7 +28,7 @@ def make_tile(a: int, b: int) -> Tile:
 def parse_tile(text: str) -> Tile:
     """Parse ``"a-b"`` (either order) into a canonical tile."""
     parts = text.strip().split("-")
-    if len(parts) != 2 or not all(p.isdigit() and len(p) == 1 for p in parts):
+    if len(parts) != 2 or not all(len(p) == 1 and p in "0123456" for p in parts):
         raise ValueError(f"not a tile: {text!r} (expected 'a-b' with numbers 0..6, e.g. '2-6')")
     return make_tile(int(parts[0]), int(parts[1]))
 
