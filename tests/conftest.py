@@ -1,4 +1,5 @@
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -8,8 +9,9 @@ from nos_env.engine import Hand, Options
 from nos_env.tiles import ALL_TILES
 
 ROOT = Path(__file__).resolve().parent.parent
-#: The shared specification sits beside the project (../shared); CI clones it there too.
-SHARED = ROOT.parent / "shared"
+#: The shared specification sits beside the project (../shared), in CI too;
+#: NOS_SHARED points elsewhere if needed.
+SHARED = Path(os.environ.get("NOS_SHARED", ROOT.parent / "shared"))
 VECTORS = SHARED / "vectors"
 GOLDEN = Path(__file__).resolve().parent / "golden"
 
