@@ -26,7 +26,7 @@ from .actions import Action, format_action, parse_action
 from .deal import Deal, check_num_players
 from .games import Announcement, game_spec, legal_announcements
 from .layout import Layout, Placed
-from .tiles import Tile, count_value, double_rank, double_value, is_double, tile_str
+from .tiles import ALL_TILES, Tile, count_value, double_rank, double_value, is_double, tile_str
 
 DEFAULT_CHIPS = 500
 
@@ -152,6 +152,10 @@ class Hand:
         self.counts: list[int] | None = None
         self.losers: list[int] | None = None
         self.waits_owed: list[list[int]] = [[] for _ in range(n)]  # arms of owed doubles
+        # Public evidence (section 12): the open numbers in play when a player passed
+        # (none of his tiles fitted: a fact) or drew (a hint: drawing may be voluntary).
+        self.passed_on: list[set[int]] = [set() for _ in range(n)]
+        self.drew_on: list[set[int]] = [set() for _ in range(n)]
         self._queue: list[int] = []  # declare / immediate windows: seats still to ask
         self._set_placed: Placed | None = None
         # D13: the tile placed in the immediately preceding turn, and whether it
@@ -184,6 +188,21 @@ class Hand:
             return []
         return [t for t in self.deal.hands[seat] if is_double(t) and t in self.hands[seat]]
 
+    def pending_claim(self) -> tuple[int | None, int] | None:
+        """Section 8: the preceding turn's tile that a double placed now would be
+        paid for: ``(arm holding it, or None for the set tile, its player)``.
+        None when no claim is live (a pass or wait came between, or its player
+        went out with it)."""
+        if self._prev_play is None or self.phase == "over":
+            return None
+        placed, went_out = self._prev_play
+        if went_out:
+            return None
+        if placed is self._set_placed:
+            return (None, placed.seat)
+        arm = next(i for i, cells in enumerate(self.layout.arms) if cells and cells[-1] is placed)
+        return (arm, placed.seat)
+
     def legal_actions(self) -> list[Action]:
         """Every legal action of the player to move ([] once the hand is over)."""
         if self.phase == "over":
@@ -206,6 +225,8 @@ class Hand:
         new.declared = list(self.declared)
         new.out = list(self.out)
         new.waits_owed = [list(w) for w in self.waits_owed]
+        new.passed_on = [set(x) for x in self.passed_on]
+        new.drew_on = [set(x) for x in self.drew_on]
         new._queue = list(self._queue)
         new.counts = list(self.counts) if self.counts is not None else None
         new.losers = list(self.losers) if self.losers is not None else None
@@ -446,9 +467,11 @@ class Hand:
 
     def _do_play(self, seat: int, action: Action) -> None:
         if action.kind == "draw":
+            self.drew_on[seat] |= self.open_numbers_in_play()
             self.hands[seat].append(self.boneyard.pop(0))
             return
         if action.kind == "pass":
+            self.passed_on[seat] |= self.open_numbers_in_play()
             self._prev_play = None
             self._passes_in_row += 1
             if self._passes_in_row >= len(self.holders()):
@@ -517,6 +540,17 @@ class Hand:
         # Wrong: the closer pays 40 to each opponent, those already out included.
         for other in self._others(closer):
             self._pay(closer, other, WRONG_CLOSE_PAYMENT, "wrong_close")
+
+    def open_numbers_in_play(self) -> set[int]:
+        """Open numbers of the arms that could take some tile not yet on the layout."""
+        layout = self.layout
+        placed = set(layout.tiles())
+        unplaced = [t for t in ALL_TILES if t not in placed]
+        return {
+            layout.open_end(arm)
+            for arm in range(len(layout.arms))
+            if any(layout.outs(arm, t) for t in unplaced)
+        }
 
     def closing_is_correct(self) -> bool:
         """D14: no tile in a hand still in the game, nor in the boneyard but its

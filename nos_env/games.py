@@ -250,3 +250,29 @@ def game_spec(a: Announcement) -> GameSpec:
     return GameSpec(
         "cross", (M, O, M, O), (O,) * 4, compulsory=a.form == "double cross", order17=True
     )
+
+
+def describe_announcement(a: Announcement) -> str:
+    """The announced game in words, for people (rendering, reports)."""
+    g = a.game
+    if g == 11:
+        cond = a.condition
+        if cond.kind == "FHTT":
+            how = f"first a tile on L{cond.side}, then on L{1 - cond.side}"
+        else:
+            how = f"{cond.k} tile{'s' if cond.k > 1 else ''} on L{cond.side} before any on L{1 - cond.side}"
+        text = f"{a.base} line, {how}"
+        return text + (f"; then both arms {other_rule(a.base)}" if a.switch else "")
+    if g == 12:
+        if a.form != "line":
+            return f"volapuk {a.form}: C0 and C2 ordinary, C1 and C3 matador"
+        text = f"volapuk: L{a.ordinary_arm} ordinary, L{1 - a.ordinary_arm} matador"
+        cond = a.condition
+        if cond is not None:
+            text += f"; {cond.k} tile{'s' if cond.k > 1 else ''} on L{cond.side} before any on L{1 - cond.side}"
+        return text
+    if g == 16:
+        return "triangle, then a blank on T3, then ordinary cross"
+    if g == 17:
+        return f"matador first on C0 then C2, then ordinary on C1 and C3; then ordinary {a.form}"
+    return GAME_NAMES[g]

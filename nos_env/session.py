@@ -49,24 +49,40 @@ class Session:
     def hands_left(self) -> int | None:
         return None if self.num_hands is None else self.num_hands - len(self.hands)
 
-    def new_hand(self, deal: Deal | None = None) -> Hand:
-        """Start the next hand (from ``deal`` if given, else a fresh shuffle)."""
+    def start_hand(
+        self, deal: Deal | None = None, on_set: int | None = None, first_hand: bool = True
+    ) -> Hand:
+        """Start the next hand, from ``deal`` if given, else from a fresh shuffle.
+
+        The first hand follows the first-hand rule when ``first_hand`` is true
+        (section 10); otherwise its setter is ``on_set``, or drawn at random
+        with the later-hand rule (D20). Every later hand is set by the loser
+        of the one before (D2 breaks ties), and ``on_set``/``first_hand`` are
+        then not accepted.
+        """
         if self.finished or self.hands_left == 0:
             raise RuntimeError("the session has no hands left")
         if self.current is not None and not self.current.over:
             raise RuntimeError("the current hand is not over yet")
         if self.current is not None:
+            if on_set is not None:
+                raise ValueError("after the first hand, the loser of the last hand is on set")
             self.chips = list(self.current.chips)
             self.next_on_set = self._pick_loser(self.current)
-        if not self.hands:  # first hand of the session: first-hand rule
+            hand = Hand(deal or Deal.random(self.num_players, self.rng), on_set=self.next_on_set,
+                        chips=self.chips, options=self.options)
+        elif on_set is not None:
+            hand = Hand(deal or Deal.random(self.num_players, self.rng), on_set=on_set,
+                        chips=self.chips, options=self.options)
+        elif first_hand:
             if deal is None:
                 hand = new_hand(self.num_players, self.rng, chips=self.chips, first_hand=True, options=self.options)
             else:
                 hand = Hand(deal, chips=self.chips, first_hand=True, options=self.options)
-        else:
+        else:  # D20
             if deal is None:
                 deal = Deal.random(self.num_players, self.rng)
-            hand = Hand(deal, on_set=self.next_on_set, chips=self.chips, options=self.options)
+            hand = Hand(deal, on_set=int(self.rng.integers(self.num_players)), chips=self.chips, options=self.options)
         self.hands.append(hand)
         return hand
 

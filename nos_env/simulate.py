@@ -27,7 +27,7 @@ def run(num_hands: int, num_players: int, seed: int) -> dict:
     decisions = 0
     start = time.perf_counter()
     for _ in range(num_hands):
-        hand = session.new_hand()
+        hand = session.start_hand()
         while not hand.over:
             legal = hand.legal_actions()
             hand.step(legal[int(rng.integers(len(legal)))])
