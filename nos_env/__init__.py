@@ -1,6 +1,8 @@
 """Nos, the Dutch domino game, for learning agents.
 
-The reference rules engine lives in :mod:`nos_env.engine` (one hand),
+``nos_env.env(num_players=4, **options)`` is the PettingZoo AEC environment
+(:mod:`nos_env.env`), ``nos_env.raw_env`` the bare one. The reference rules
+engine lives in :mod:`nos_env.engine` (one hand),
 :mod:`nos_env.session` (hands with chips carried over) and
 :mod:`nos_env.record` (JSON hand records). ``RULES.md`` in the shared
 specification is binding; decisions D1..D24 are cited where they apply.
@@ -9,6 +11,7 @@ specification is binding; decisions D1..D24 are cited where they apply.
 from .actions import Action, format_action, parse_action
 from .deal import Deal
 from .engine import Event, Hand, IllegalActionError, Options, Payment, new_hand
+from .env import env, raw_env
 from .games import ALL_ANNOUNCEMENTS, Announcement, legal_announcements, parse_announcement
 
 __all__ = [
@@ -21,9 +24,11 @@ __all__ = [
     "IllegalActionError",
     "Options",
     "Payment",
+    "env",
     "format_action",
     "legal_announcements",
     "new_hand",
     "parse_action",
     "parse_announcement",
+    "raw_env",
 ]

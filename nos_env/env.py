@@ -1,0 +1,339 @@
+# noqa: D212, D415
+"""
+# Nos
+
+| Import             | `import nos_env; env = nos_env.env(num_players=4)`          |
+|--------------------|-------------------------------------------------------------|
+| Actions            | Discrete                                                    |
+| Parallel API       | No                                                          |
+| Manual Control     | No (script hands with the engine's text actions instead)    |
+| Agents             | `agents = ['player_0', ..., 'player_{n-1}']`                |
+| Agents             | 3, 4 or 5                                                   |
+| Action Shape       | (1,)                                                        |
+| Action Values      | Discrete(557)                                               |
+| Observation Shape  | `{"observation": (761,) float32, "action_mask": (557,) int8}` |
+| Observation Values | hand, layout and flags in {0, 1}; counts >= 0; chips scaled |
+| Rewards            | each agent's chip change at every step (zero-sum), scaled   |
+
+Nos is a Dutch domino game for 3 to 5 players. The player on set lays the
+first tile and announces one of 17 games (76 announcements with their
+parameters); chips change hands for the set, declared doubles, doubles placed
+at once or on the preceding tile, nos (going out first), closing and the
+final count. The rules are `RULES.md` of the shared specification; the engine
+(`nos_env.engine`) implements them, this module only wraps it.
+
+### Arguments
+
+``nos_env.env(num_players=4, render_mode=None, hands_per_episode=1,
+first_hand_rule=None, starting_chips=500, illegal_action="raise",
+auto_forced=False, reward_scale=1.0, chip_scale=100.0, render_omniscient=False)``
+
+- `num_players`: 3, 4 or 5.
+- `hands_per_episode`: 1 (default, D20) plays one hand; H > 1 plays a session
+  of H hands with chips carried over, the loser setting the next hand.
+- `first_hand_rule`: whether the first hand follows the first-hand rule
+  (highest double sets it). Default: False for one-hand episodes (D20: a
+  random setter, later-hand rule), True for sessions.
+- `starting_chips`: chips of every seat at the start of an episode.
+- `illegal_action`: `"raise"` (D16 default: a clear error naming the action
+  and the legal ones, state unchanged) or `"penalty"` (the book's 40 to
+  every other player; the same agent acts again).
+- `auto_forced`: apply decisions with only one legal action automatically
+  (D12); agents then only see real choices.
+- `reward_scale`: rewards are chip changes times this.
+- `chip_scale`: chips in the observation are divided by this.
+- `render_omniscient`: rendering shows every hand, not only the observer's.
+
+`reset(seed=None, options=None)` accepts options `deal` (`{"hands": [[tiles]],
+"boneyard_top_first": [tiles]}` with tiles as `"a-b"`), `on_set` (a seat) and
+`chips` (one number per seat) to start from a given position.
+
+### Observation Space
+
+A dict: `observation` is a float32 vector of 761 values from the observer's
+seat (D18: offset 0 is the observer, 1 the player on his left, ...), and
+`action_mask` marks the legal actions of the agent to move (all zeros for
+the others). `env.unwrapped.observation_layout` maps each slice name to
+`(start, stop, shape)`; `nos_env.encoding.decode_observation` reads a vector
+back into named values.
+
+| slice | shape | meaning |
+|---|---|---|
+| num_players | 3 | one-hot 3, 4, 5 |
+| phase | 6 | set, announce, declare, immediate, play, over |
+| hand | 28 | the observer's tiles (tile index as in `nos_env.tiles.ALL_TILES`) |
+| layout_tiles | 28 | tiles on the layout, the set tile included |
+| layout_placer | 28 x 5 | who placed each, by seat offset |
+| layout_arm | 28 x 5 | which arm holds each (last column: the set tile) |
+| layout_immediate | 28 | placed at once on the set tile (section 6) |
+| set_tile, set_drawn | 28, 1 | the set tile, and whether it was drawn |
+| arm_exists | 4 | arms of the announced layout |
+| arm_open | 4 x 7 | open number of each arm |
+| arm_rule | 4 x 2 | rule in force: ordinary, matador |
+| arm_needs | 4 x 7 | matching, cross_tile, compulsory_double, double_or_matador, matador, blank, nothing_yet |
+| arm_locked, arm_dead, arm_count | 4 each | locked by a condition (D4); dead; tiles on it |
+| announcement | 76 | one-hot index into `nos_env.games.ALL_ANNOUNCEMENTS` |
+| game | 17 | the game 1..17 |
+| base_rule, condition, condition_side, condition_k, switch | 2, 3, 2, 4, 1 | game 11/12 parameters |
+| volapuk_ordinary_arm | 2 | game 12 line: which arm is ordinary |
+| layout_kind, double_cross | 3, 1 | line / cross / triangle; a compulsory tile follows |
+| seat_present, seat_hand_size, seat_out, seat_nos, seat_waits_owed, seat_on_set, seat_to_move, seat_declared | 5 each | per seat offset |
+| seat_face_up | 5 x 7 | declared doubles still in hand (D9), by number |
+| seat_chips | 5 | (chips - starting chips) / chip_scale |
+| seat_hand_payments | 5 | this hand's net payments / chip_scale |
+| seat_passed_on | 5 x 7 | open numbers when he passed: none of his tiles fitted |
+| seat_drew_on | 5 x 7 | open numbers when he drew: a hint (drawing may be voluntary) |
+| claim_arm | 6 | arm holding the preceding turn's tile (column 4: the set tile; 5: no claim) |
+| claim_seat | 5 | who placed it: he pays for a double placed on it now (section 8) |
+| boneyard_size, boneyard_drawable | 1, 1 | tiles in the boneyard; those above the last two |
+
+### Action Space
+
+| block | indices | action |
+|---|---|---|
+| set | 0-27 | set tile i |
+| draw | 28 | draw from the boneyard |
+| announce | 29-104 | announcement i (of 76) |
+| declare | 105, 106 | declare doubles, do not declare |
+| decline | 107 | place no (more) doubles at once |
+| play | 108-555 | `108 + ((tile*4 + arm)*2 + side)*2 + close`: tile 0..27, arm 0..3, side 0 = lower number outward, 1 = higher; close 1 announces a closing. In the immediate-double window this places a double at once. |
+| pass | 556 | pass |
+
+`env.unwrapped.action_to_text(i)` and `env.unwrapped.text_to_action("play 2-6 L1 out 6")`
+convert between indices and the engine's text form.
+
+### Rewards
+
+After every step each agent's reward is its chip change in that step (every
+payment of section 1 moves chips from one player to another, so rewards sum
+to zero), times `reward_scale`. Over an episode an agent's rewards add up to
+its chip change.
+
+### Version History
+
+* v0: first release.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .actions import format_action
+from .deal import Deal, check_num_players
+from .encoding import (
+    ACTION_BLOCKS,
+    NUM_ACTIONS,
+    OBSERVATION_LAYOUT,
+    OBSERVATION_SIZE,
+    action_to_index,
+    encode_observation,
+    index_to_action,
+    legal_mask,
+)
+from .engine import DEFAULT_CHIPS, Hand, Options
+from .render import render_text
+from .session import Session
+
+RESET_OPTIONS = ("deal", "on_set", "chips")
+
+
+def env(**kwargs) -> AECEnv:
+    """The Nos environment with PettingZoo's standard checks wrapped around it."""
+    environment = raw_env(**kwargs)
+    environment = wrappers.AssertOutOfBoundsWrapper(environment)
+    environment = wrappers.OrderEnforcingWrapper(environment)
+    return environment
+
+
+class raw_env(AECEnv):
+    metadata = {
+        "render_modes": ["human", "ansi"],
+        "name": "nos_v0",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self,
+        num_players: int = 4,
+        render_mode: str | None = None,
+        hands_per_episode: int = 1,
+        first_hand_rule: bool | None = None,
+        starting_chips: int = DEFAULT_CHIPS,
+        illegal_action: str = "raise",
+        auto_forced: bool = False,
+        reward_scale: float = 1.0,
+        chip_scale: float = 100.0,
+        render_omniscient: bool = False,
+    ):
+        super().__init__()
+        self.num_players = check_num_players(num_players)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        if isinstance(hands_per_episode, bool) or not isinstance(hands_per_episode, int) or hands_per_episode < 1:
+            raise ValueError(f"hands_per_episode must be a positive integer, got {hands_per_episode!r}")
+        if illegal_action not in ("raise", "penalty"):
+            raise ValueError(f"illegal_action must be 'raise' or 'penalty', got {illegal_action!r}")
+        for name, value in (("reward_scale", reward_scale), ("chip_scale", chip_scale)):
+            if not isinstance(value, (int, float)) or not np.isfinite(value) or value <= 0:
+                raise ValueError(f"{name} must be a positive number, got {value!r}")
+        if not isinstance(starting_chips, int) or isinstance(starting_chips, bool):
+            raise ValueError(f"starting_chips must be an integer, got {starting_chips!r}")
+        self.render_mode = render_mode
+        self.hands_per_episode = hands_per_episode
+        self.first_hand_rule = (hands_per_episode > 1) if first_hand_rule is None else bool(first_hand_rule)
+        self.starting_chips = starting_chips
+        self.engine_options = Options(auto_forced=bool(auto_forced), illegal=illegal_action)
+        self.reward_scale = float(reward_scale)
+        self.chip_scale = float(chip_scale)
+        self.render_omniscient = bool(render_omniscient)
+
+        self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
+        self.agents = self.possible_agents[:]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        self.observation_layout = OBSERVATION_LAYOUT
+        self.action_blocks = ACTION_BLOCKS
+        self._observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(-np.inf, np.inf, (OBSERVATION_SIZE,), np.float32),
+                "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
+            }
+        )
+        self._action_space = spaces.Discrete(NUM_ACTIONS)
+        self.session: Session | None = None
+        self.hand: Hand | None = None
+        self._rng = np.random.default_rng()
+
+    # ----------------------------------------------------------------- spaces
+    def observation_space(self, agent):
+        return self._observation_space
+
+    def action_space(self, agent):
+        return self._action_space
+
+    # ---------------------------------------------------------- conversions
+    def action_to_text(self, index: int) -> str:
+        """The engine's text form of an action index, in the current position."""
+        return format_action(index_to_action(index, self._require_hand()))
+
+    def text_to_action(self, text: str) -> int:
+        """The action index of an engine text action (``out N`` may be implied)."""
+        return action_to_index(self._require_hand().resolve(text))
+
+    def _require_hand(self) -> Hand:
+        if self.hand is None:
+            raise RuntimeError("call reset() first")
+        return self.hand
+
+    # ------------------------------------------------------------------ api
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        options = dict(options or {})
+        unknown = set(options) - set(RESET_OPTIONS)
+        if unknown:
+            # PettingZoo's api_test passes arbitrary reset options, so these warn rather than raise.
+            warnings.warn(f"ignoring unknown reset option(s) {sorted(unknown)}; known: {list(RESET_OPTIONS)}",
+                          stacklevel=2)
+        chips = options.get("chips", [self.starting_chips] * self.num_players)
+        if len(chips) != self.num_players:
+            raise ValueError(f"reset option 'chips' needs one number per seat ({self.num_players})")
+        deal = None
+        if "deal" in options:
+            spec = options["deal"]
+            if not isinstance(spec, dict) or set(spec) != {"hands", "boneyard_top_first"}:
+                raise ValueError("reset option 'deal' must be {'hands': [...], 'boneyard_top_first': [...]}")
+            deal = Deal.from_tiles(spec["hands"], spec["boneyard_top_first"])
+            if deal.num_players != self.num_players:
+                raise ValueError(f"the deal is for {deal.num_players} players, the environment for {self.num_players}")
+        elif "on_set" in options:
+            raise ValueError("reset option 'on_set' needs a 'deal'")
+
+        # The session draws deals, setters and tie-breaks from this episode's seed.
+        self.session = Session(
+            self.num_players,
+            num_hands=self.hands_per_episode,
+            seed=int(self._rng.integers(2**63)),
+            chips=list(chips),
+            options=self.engine_options,
+        )
+        self.session_chips_start = list(self.session.chips)
+        if deal is not None and "on_set" in options:
+            self.hand = self.session.start_hand(deal, on_set=options["on_set"])
+        elif deal is not None:
+            self.hand = self.session.start_hand(deal, first_hand=self.first_hand_rule)
+        else:
+            self.hand = self.session.start_hand(first_hand=self.first_hand_rule)
+
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.possible_agents[self.hand.to_move]
+        self._update_infos()
+
+    def observe(self, agent: str) -> dict:
+        seat = self.agent_name_mapping[agent]
+        hand = self._require_hand()
+        observation = encode_observation(hand, seat, self.chip_scale, self.session_chips_start)
+        if hand.over or hand.to_move != seat:
+            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        else:
+            mask = legal_mask(hand)
+        return {"observation": observation, "action_mask": mask}
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        hand = self._require_hand()
+        engine_action = index_to_action(int(action), hand)
+        before = list(hand.chips)
+        hand.step(engine_action)  # raises IllegalActionError (D16) with nothing changed
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = {
+            a: (hand.chips[i] - before[i]) * self.reward_scale for i, a in enumerate(self.possible_agents)
+        }
+        if hand.over:
+            if self.session.hands_left:
+                self.hand = hand = self.session.start_hand()
+            else:
+                self.session.finish()
+                self.terminations = {a: True for a in self.agents}
+        self._accumulate_rewards()
+        if not hand.over:
+            self.agent_selection = self.possible_agents[hand.to_move]
+        self._update_infos()
+        if self.render_mode == "human":
+            self.render()
+
+    def _update_infos(self) -> None:
+        hand = self.hand
+        for a in self.agents:
+            self.infos[a] = {"hand_index": len(self.session.hands) - 1, "phase": hand.phase}
+
+    # ------------------------------------------------------------- rendering
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            return None
+        hand = self._require_hand()
+        viewer = self.agent_name_mapping.get(self.agent_selection, 0)
+        text = render_text(hand, viewer=None if self.render_omniscient else viewer)
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    def close(self) -> None:
+        pass
