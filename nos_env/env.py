@@ -271,8 +271,12 @@ class raw_env(AECEnv):
             self.hand = self.session.start_hand(first_hand=self.first_hand_rule)
 
         self.agents = self.possible_agents[:]
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        # With auto_forced (D12) a forced set may already have paid: those chips are rewards too.
+        self.rewards = {
+            a: (self.hand.chips[i] - self.session_chips_start[i]) * self.reward_scale
+            for i, a in enumerate(self.agents)
+        }
+        self._cumulative_rewards = dict(self.rewards)
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
@@ -298,16 +302,17 @@ class raw_env(AECEnv):
         engine_action = index_to_action(int(action), hand)
         before = list(hand.chips)
         hand.step(engine_action)  # raises IllegalActionError (D16) with nothing changed
-        self._cumulative_rewards[agent] = 0.0
-        self.rewards = {
-            a: (hand.chips[i] - before[i]) * self.reward_scale for i, a in enumerate(self.possible_agents)
-        }
         if hand.over:
             if self.session.hands_left:
+                # The next hand starts from this one's chips (a D12 forced set may pay at once).
                 self.hand = hand = self.session.start_hand()
             else:
                 self.session.finish()
                 self.terminations = {a: True for a in self.agents}
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = {
+            a: (hand.chips[i] - before[i]) * self.reward_scale for i, a in enumerate(self.possible_agents)
+        }
         self._accumulate_rewards()
         if not hand.over:
             self.agent_selection = self.possible_agents[hand.to_move]

@@ -1,0 +1,396 @@
+"""The PettingZoo AEC environment: API conformance, masks, observations, rewards, options."""
+
+import warnings
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, render_test, seed_test
+
+import nos_env
+from nos_env.encoding import (
+    NUM_ACTIONS,
+    OBSERVATION_LAYOUT,
+    OBSERVATION_SIZE,
+    action_to_index,
+    decode_observation,
+    encode_observation,
+    index_to_action,
+    legal_mask,
+)
+from nos_env.engine import IllegalActionError, new_hand
+from nos_env.record import hand_record, replay
+from nos_env.tiles import is_double, tile_str
+
+COUNTS = [3, 4, 5]
+
+
+@pytest.fixture(autouse=True)
+def _quiet_unknown_reset_option():
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="ignoring unknown reset option")
+        warnings.filterwarnings("ignore", message="Observation")
+        yield
+
+
+@pytest.mark.parametrize("n", COUNTS)
+def test_pettingzoo_api_test(n):
+    api_test(nos_env.env(num_players=n), num_cycles=1000)
+
+
+@pytest.mark.parametrize("n", COUNTS)
+def test_pettingzoo_seed_test(n):
+    seed_test(lambda **kw: nos_env.env(num_players=n, **kw), num_cycles=300)
+
+
+def test_pettingzoo_render_test(capsys):
+    render_test(lambda **kw: nos_env.env(num_players=4, **kw))
+
+
+def test_metadata_and_agents():
+    e = nos_env.raw_env(num_players=5)
+    assert e.metadata["name"] == "nos_v0"
+    assert e.metadata["is_parallelizable"] is False
+    assert set(e.metadata["render_modes"]) == {"human", "ansi"}
+    assert e.possible_agents == [f"player_{i}" for i in range(5)]
+    assert e.action_space("player_0").n == NUM_ACTIONS == 557
+    assert e.observation_space("player_0")["observation"].shape == (OBSERVATION_SIZE,)
+    assert e.observation_layout is OBSERVATION_LAYOUT
+    # The named slices tile the vector exactly, in order.
+    stop = 0
+    for start, end, shape in OBSERVATION_LAYOUT.values():
+        assert start == stop and end - start == int(np.prod(shape))
+        stop = end
+    assert stop == OBSERVATION_SIZE
+
+
+def random_positions(n, hands, seed):
+    """Yield hands at every decision of ``hands`` random hands."""
+    rng = np.random.default_rng(seed)
+    for _ in range(hands):
+        hand = new_hand(n, rng)
+        while not hand.over:
+            yield hand, rng
+            legal = hand.legal_actions()
+            hand.step(legal[int(rng.integers(len(legal)))])
+
+
+@pytest.mark.parametrize("n", COUNTS)
+def test_mask_equals_the_engines_legal_actions(n):
+    for hand, _ in random_positions(n, 60, seed=n):
+        mask = legal_mask(hand)
+        legal = hand.legal_actions()
+        assert mask.sum() == len(legal)
+        for action in legal:
+            index = action_to_index(action)
+            assert mask[index] == 1
+            assert index_to_action(index, hand) == action  # the index means that action here
+
+
+def public_state(hand, seat):
+    """The engine's public state as seen from ``seat``, in the decoder's terms."""
+    n = hand.num_players
+
+    def rel(s):
+        return (s - seat) % n
+
+    layout = {}
+    if hand.set_tile is not None:
+        layout[hand.set_tile] = {"placer": rel(hand.on_set), "arm": None, "immediate": False}
+    arms = []
+    if hand.layout is not None:
+        for arm, cells in enumerate(hand.layout.arms):
+            for p in cells:
+                layout[p.tile] = {"placer": rel(p.seat), "arm": arm, "immediate": p.immediate}
+            arms.append({"open": hand.layout.open_end(arm), "rule": hand.layout.rule_in_force(arm),
+                         "locked": hand.layout.locked(arm), "dead": hand.layout.is_dead(arm),
+                         "count": len(cells)})
+    claim = hand.pending_claim()
+    return {
+        "num_players": n,
+        "phase": hand.phase,
+        "hand": sorted(hand.hands[seat]),
+        "set_tile": hand.set_tile,
+        "layout": layout,
+        "arms": arms,
+        "announcement": hand.announcement,
+        "seats": [
+            {"hand_size": len(hand.hands[s]), "out": hand.out[s], "nos": hand.nos_seat == s,
+             "waits_owed": len(hand.waits_owed[s]), "on_set": hand.on_set == s, "to_move": hand.to_move == s,
+             "declared": hand.declared[s], "face_up": sorted(hand.public_doubles(s)),
+             "passed_on": hand.passed_on[s], "drew_on": hand.drew_on[s]}
+            for s in [(seat + r) % n for r in range(n)]
+        ],
+        "claim": None if claim is None else (claim[0], rel(claim[1])),
+        "boneyard_size": len(hand.boneyard),
+    }
+
+
+@pytest.mark.parametrize("n", COUNTS)
+def test_observation_decodes_to_the_public_state(n):
+    for hand, rng in random_positions(n, 40, seed=10 + n):
+        seat = int(rng.integers(n))
+        decoded = decode_observation(encode_observation(hand, seat))
+        expected = public_state(hand, seat)
+        for key, value in expected.items():
+            got = decoded[key]
+            if key == "arms":
+                got = [{k: v for k, v in arm.items() if k != "needs"} for arm in got]
+            if key == "seats":
+                got = [{k: v for k, v in s.items() if k not in ("chips_change", "hand_payments")} for s in got]
+            assert got == value, key
+
+
+def permute_hidden(hand, observer, rng):
+    """A copy of ``hand`` with every tile the observer cannot see shuffled among
+    the other hands and the boneyard (sizes and face-up doubles kept)."""
+    other = hand.copy()
+    slots = []  # (container, position) of every hidden tile
+    for s in range(hand.num_players):
+        if s == observer:
+            continue
+        face_up = set(hand.public_doubles(s))
+        slots += [(other.hands[s], i) for i, t in enumerate(other.hands[s]) if t not in face_up]
+    slots += [(other.boneyard, i) for i in range(len(other.boneyard))]
+    tiles = [container[i] for container, i in slots]
+    for (container, i), t in zip(slots, rng.permutation(len(tiles))):
+        container[i] = tiles[t]
+    return other
+
+
+@pytest.mark.parametrize("n", COUNTS)
+def test_d17_hidden_tiles_do_not_change_observation_or_mask(n):
+    checked = 0
+    for hand, rng in random_positions(n, 40, seed=20 + n):
+        observer = hand.to_move if hand.to_move is not None else 0
+        twin = permute_hidden(hand, observer, rng)
+        assert sorted(twin.tiles_accounted()) == sorted(hand.tiles_accounted())
+        for seat in range(n):
+            if seat == observer:
+                np.testing.assert_array_equal(encode_observation(twin, seat), encode_observation(hand, seat))
+        np.testing.assert_array_equal(legal_mask(twin), legal_mask(hand))
+        checked += 1
+    assert checked > 100
+
+
+def test_a_permuted_twin_really_differs_somewhere():
+    """Guard for the D17 test: the permutation must move hidden tiles, or it proves nothing."""
+    rng = np.random.default_rng(0)
+    hand = new_hand(4, rng)
+    hand.step(hand.legal_actions()[0])
+    twin = permute_hidden(hand, hand.on_set, rng)
+    others = [s for s in range(4) if s != hand.on_set]
+    assert any(twin.hands[s] != hand.hands[s] for s in others) or twin.boneyard != hand.boneyard
+    # ...and the opponents' observations do see their own changed tiles.
+    assert any(
+        not np.array_equal(encode_observation(twin, s), encode_observation(hand, s)) for s in others
+    )
+
+
+def play_env(e, rng, episodes=1):
+    """Random legal play through the AEC loop; checks rewards as it goes."""
+    totals = []
+    for _ in range(episodes):
+        e.reset(seed=int(rng.integers(1 << 30)))
+        start = list(e.unwrapped.session.chips)
+        returns = {a: 0.0 for a in e.possible_agents}
+        for agent in e.agent_iter():
+            obs, reward, term, trunc, _ = e.last()
+            returns[agent] += reward
+            if term or trunc:
+                e.step(None)
+                continue
+            assert abs(sum(e.unwrapped.rewards.values())) < 1e-9  # zero-sum at every step
+            e.step(int(e.action_space(agent).sample(obs["action_mask"])))
+        final = e.unwrapped.session.chips
+        scale = e.unwrapped.reward_scale
+        for i, a in enumerate(e.possible_agents):
+            assert returns[a] == pytest.approx((final[i] - start[i]) * scale)
+        totals.append(final)
+    return totals
+
+
+@pytest.mark.parametrize("n", COUNTS)
+def test_rewards_are_zero_sum_and_add_up_to_the_chip_change(n):
+    rng = np.random.default_rng(n)
+    play_env(nos_env.env(num_players=n), rng, episodes=30)
+    play_env(nos_env.env(num_players=n, reward_scale=0.01, auto_forced=True), rng, episodes=10)
+
+
+def test_session_of_several_hands_the_loser_sets_the_next():
+    e = nos_env.env(num_players=4, hands_per_episode=5)
+    play_env(e, np.random.default_rng(1))
+    session = e.unwrapped.session
+    assert len(session.hands) == 5 and all(h.over for h in session.hands)
+    assert session.hands[0].first_hand  # sessions start with the first-hand rule
+    for before, after in zip(session.hands, session.hands[1:]):
+        assert after.on_set in before.losers
+        assert after.chips_start == before.chips
+
+
+def test_one_hand_episodes_use_a_random_setter_and_the_later_hand_rule():
+    e = nos_env.raw_env(num_players=4)
+    setters = set()
+    for seed in range(40):
+        e.reset(seed=seed)
+        assert not e.hand.first_hand
+        setters.add(e.hand.on_set)
+    assert setters == {0, 1, 2, 3}  # D20
+
+
+def test_reset_from_a_given_deal_and_seat_on_set():
+    vector_hands = [["0-1", "0-4", "1-4", "1-5"], ["2-6", "0-5", "1-2", "4-5"],
+                    ["3-3", "0-2", "2-4", "4-6"], ["3-4", "5-6", "0-6", "1-1"]]
+    boneyard = ["2-3", "0-0", "0-3", "1-3", "1-6", "2-2", "2-5", "3-5", "3-6", "4-4", "5-5", "6-6"]
+    e = nos_env.env(num_players=4)
+    e.reset(options={"deal": {"hands": vector_hands, "boneyard_top_first": boneyard}, "on_set": 0,
+                     "chips": [100, 200, 300, 400]})
+    raw = e.unwrapped
+    assert e.agent_selection == "player_0"
+    assert [raw.action_to_text(i) for i in np.flatnonzero(e.last()[0]["action_mask"])] == ["draw"]
+    for text in ["draw", "set 2-3", "announce ordinary", "immediate 3-3 L1 out 3", "play 2-6 L0"]:
+        e.step(raw.text_to_action(text))
+    # RULES.md example 1: 5 to each for the drawn set tile, 3 from A for C's double; C waits.
+    assert raw.hand.chips == [100 - 15 - 3, 205, 305 + 3, 405]
+    assert e.agent_selection == "player_3"
+    assert e.rewards == {"player_0": 0, "player_1": 0, "player_2": 0, "player_3": 0}
+
+
+def test_same_seed_same_game_across_the_env_and_the_engine():
+    e = nos_env.env(num_players=4)
+    e.reset(seed=99)
+    for agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        e.step(None if term or trunc else int(e.action_space(agent).sample(obs["action_mask"])))
+    hand = e.unwrapped.hand
+    again = replay(hand_record(hand))  # the engine replays the env's hand exactly
+    assert again.chips == hand.chips and again.ledger == hand.ledger
+    e2 = nos_env.env(num_players=4)
+    e2.reset(seed=99)
+    assert e2.unwrapped.hand.deal == hand.deal and e2.unwrapped.hand.on_set == hand.on_set
+
+
+def test_illegal_action_raises_and_changes_nothing():
+    e = nos_env.env(num_players=4)
+    e.reset(seed=3)
+    raw = e.unwrapped
+    mask = e.last()[0]["action_mask"]
+    bad = int(np.flatnonzero(mask == 0)[0])
+    before = (list(raw.hand.chips), e.agent_selection, raw.hand.legal_action_texts())
+    with pytest.raises(IllegalActionError, match="illegal action .* legal: "):
+        e.step(bad)
+    assert (list(raw.hand.chips), e.agent_selection, raw.hand.legal_action_texts()) == before
+    with pytest.raises(AssertionError):
+        e.step(NUM_ACTIONS)  # outside the action space
+
+
+def test_illegal_action_penalty_option():
+    e = nos_env.env(num_players=4, illegal_action="penalty")
+    e.reset(seed=3)
+    agent = e.agent_selection
+    seat = e.unwrapped.agent_name_mapping[agent]
+    bad = int(np.flatnonzero(e.last()[0]["action_mask"] == 0)[0])
+    before = list(e.unwrapped.hand.chips)
+    legal_before = e.unwrapped.hand.legal_action_texts()
+    e.step(bad)
+    assert e.agent_selection == agent  # D16: the same player acts again
+    assert e.rewards[agent] == -120
+    assert all(e.rewards[a] == 40 for a in e.possible_agents if a != agent)
+    after = e.unwrapped.hand.chips
+    assert after == [c - 120 if s == seat else c + 40 for s, c in enumerate(before)]
+    assert e.unwrapped.hand.legal_action_texts() == legal_before  # otherwise unchanged
+    assert e.unwrapped.hand.ledger[-1].reason == "penalty"
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"num_players": 6}, "3, 4 or 5"),
+        ({"num_players": 4.5}, "3, 4 or 5"),
+        ({"render_mode": "rgb_array"}, "render_mode"),
+        ({"hands_per_episode": 0}, "hands_per_episode"),
+        ({"illegal_action": "ignore"}, "illegal_action"),
+        ({"reward_scale": 0}, "reward_scale"),
+        ({"chip_scale": float("nan")}, "chip_scale"),
+        ({"starting_chips": "500"}, "starting_chips"),
+    ],
+)
+def test_bad_options_raise_clear_errors(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        nos_env.env(**kwargs)
+
+
+def test_unknown_constructor_option_is_an_error():
+    with pytest.raises(TypeError, match="num_playerz"):
+        nos_env.env(num_playerz=4)
+
+
+def test_bad_reset_options():
+    e = nos_env.env(num_players=4)
+    with pytest.raises(ValueError, match="needs a 'deal'"):
+        e.reset(options={"on_set": 1})
+    with pytest.raises(ValueError, match="one number per seat"):
+        e.reset(options={"chips": [1, 2]})
+    with pytest.raises(ValueError, match="boneyard_top_first"):
+        e.reset(options={"deal": {"hands": []}})
+    with pytest.warns(UserWarning, match="unknown reset option"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("always")
+            e.reset(options={"deall": 1})
+
+
+def test_render_modes_show_own_hand_only_unless_omniscient():
+    e = nos_env.env(num_players=4, render_mode="ansi")
+    e.reset(seed=11)
+    raw = e.unwrapped
+    viewer = raw.agent_name_mapping[e.agent_selection]
+    text = e.render()
+    assert isinstance(text, str) and "phase: set" in text
+    for s in range(4):
+        own = " ".join(tile_str(t) for t in sorted(raw.hand.hands[s]))
+        assert (own in text) == (s == viewer)
+    omniscient = nos_env.env(num_players=4, render_mode="ansi", render_omniscient=True)
+    omniscient.reset(seed=11)
+    text = omniscient.render()
+    for s in range(4):
+        assert " ".join(tile_str(t) for t in sorted(omniscient.unwrapped.hand.hands[s])) in text
+
+
+def test_render_shows_layout_game_chips_and_last_actions():
+    e = nos_env.env(num_players=4, render_mode="ansi")
+    e.reset(seed=2)
+    for _ in range(30):
+        obs, _, term, _, _ = e.last()
+        if term:
+            break
+        e.step(int(e.action_space(e.agent_selection).sample(obs["action_mask"])))
+    text = e.render()
+    hand = e.unwrapped.hand
+    assert f"Game {hand.announcement.game}: {hand.announcement}" in text
+    for arm in hand.layout.arm_names:
+        assert f"  {arm} open " in text
+    assert "Last actions:" in text and f"chips {hand.chips[0]:6d}" in text
+
+
+def test_human_mode_prints(capsys):
+    e = nos_env.env(num_players=3, render_mode="human")
+    e.reset(seed=1)
+    assert e.render() is None
+    assert "Nos, 3 players" in capsys.readouterr().out
+
+
+def test_text_and_index_conversions():
+    e = nos_env.env(num_players=4)
+    e.reset(seed=4)
+    raw = e.unwrapped
+    for i in np.flatnonzero(e.last()[0]["action_mask"]):
+        assert raw.text_to_action(raw.action_to_text(int(i))) == i
+    with pytest.raises(ValueError, match="0..556"):
+        raw.action_to_text(557)
+
+
+def test_doubles_in_mask_use_side_zero_only():
+    # A double has one outward number: the "higher number outward" index never appears.
+    for hand, _ in random_positions(4, 20, seed=3):
+        for action in hand.legal_actions():
+            if action.kind in ("play", "immediate") and is_double(action.tile):
+                assert (action_to_index(action) - 108) // 2 % 2 == 0
