@@ -182,8 +182,10 @@ def _build_layout() -> "OrderedDict[str, tuple[int, int, tuple[int, ...]]]":
         ("seat_face_up", (MAX_SEATS, 7)),  # D9: declared doubles still held, by number
         ("seat_chips", (MAX_SEATS,)),  # (chips - the session's starting chips) / chip_scale
         ("seat_hand_payments", (MAX_SEATS,)),  # this hand's net payments / chip_scale
-        ("seat_passed_on", (MAX_SEATS, 7)),  # open numbers at his passes: nothing of his fitted
-        ("seat_drew_on", (MAX_SEATS, 7)),  # open numbers at his draws: a hint only
+        ("seat_passed_on", (MAX_SEATS, 7)),  # open numbers of the arms taking tiles when he passed
+        ("seat_drew_on", (MAX_SEATS, 7)),  # ... when he drew (a hint: drawing may be voluntary)
+        ("seat_passed_tiles", (MAX_SEATS, NUM_TILES)),  # tiles that fitted when he passed: he holds none
+        ("seat_drew_tiles", (MAX_SEATS, NUM_TILES)),  # tiles that fitted when he drew: a hint
         ("claim_arm", (MAX_ARMS + 2,)),  # arm holding the preceding turn's tile; set tile; none
         ("claim_seat", (MAX_SEATS,)),  # who placed it (he pays for a double on it)
         ("boneyard_size", (1,)),
@@ -318,6 +320,10 @@ def encode_observation(
             _view(obs, "seat_passed_on")[r, e] = 1
         for e in hand.drew_on[s]:
             _view(obs, "seat_drew_on")[r, e] = 1
+        for t in hand.passed_tiles[s]:
+            _view(obs, "seat_passed_tiles")[r, TILE_INDEX[t]] = 1
+        for t in hand.drew_tiles[s]:
+            _view(obs, "seat_drew_tiles")[r, TILE_INDEX[t]] = 1
 
     claim = hand.pending_claim()
     if claim is None:
@@ -390,6 +396,8 @@ def decode_observation(obs: np.ndarray) -> dict:
                 "hand_payments": float(v["seat_hand_payments"][r]),
                 "passed_on": set(int(e) for e in np.flatnonzero(v["seat_passed_on"][r])),
                 "drew_on": set(int(e) for e in np.flatnonzero(v["seat_drew_on"][r])),
+                "passed_tiles": set(tiles(v["seat_passed_tiles"][r])),
+                "drew_tiles": set(tiles(v["seat_drew_tiles"][r])),
             }
             for r in range(n)
         ],

@@ -48,7 +48,7 @@ class IllegalActionError(ValueError):
     def __init__(self, action: object, legal: list[str], seat: int | None, phase: str):
         self.action = action
         self.legal = legal
-        shown = ", ".join(legal) if len(legal) <= 40 else ", ".join(legal[:40]) + f", ... ({len(legal)} in all)"
+        shown = ", ".join(legal) if legal else "none (the hand is over)"
         super().__init__(
             f"illegal action {action!s} for seat {seat} in phase {phase!r}; legal: {shown}"
         )
@@ -152,10 +152,14 @@ class Hand:
         self.counts: list[int] | None = None
         self.losers: list[int] | None = None
         self.waits_owed: list[list[int]] = [[] for _ in range(n)]  # arms of owed doubles
-        # Public evidence (section 12): the open numbers in play when a player passed
-        # (none of his tiles fitted: a fact) or drew (a hint: drawing may be voluntary).
+        # Public evidence (section 12). When a player passes, none of his tiles fits
+        # anywhere (a fact, and final: he can never draw again); when he draws, maybe
+        # none fits (a hint: drawing may be voluntary). Kept two ways: the open numbers
+        # of the arms that could take a tile, and the exact tiles that would have fitted.
         self.passed_on: list[set[int]] = [set() for _ in range(n)]
         self.drew_on: list[set[int]] = [set() for _ in range(n)]
+        self.passed_tiles: list[set[Tile]] = [set() for _ in range(n)]
+        self.drew_tiles: list[set[Tile]] = [set() for _ in range(n)]
         self._queue: list[int] = []  # declare / immediate windows: seats still to ask
         self._set_placed: Placed | None = None
         # D13: the tile placed in the immediately preceding turn, and whether it
@@ -227,6 +231,8 @@ class Hand:
         new.waits_owed = [list(w) for w in self.waits_owed]
         new.passed_on = [set(x) for x in self.passed_on]
         new.drew_on = [set(x) for x in self.drew_on]
+        new.passed_tiles = [set(x) for x in self.passed_tiles]
+        new.drew_tiles = [set(x) for x in self.drew_tiles]
         new._queue = list(self._queue)
         new.counts = list(self.counts) if self.counts is not None else None
         new.losers = list(self.losers) if self.losers is not None else None
@@ -325,6 +331,7 @@ class Hand:
 
     def _penalise(self, action: Action) -> list[Payment]:
         seat = self.to_move
+        self.actions.append(format_action(action))  # replaying it repeats the penalty
         pays = [self._pay(seat, other, PENALTY_PAYMENT, "penalty") for other in self._others(seat)]
         self.events.append(Event(seat, f"illegal {format_action(action)}", pays))
         return pays
@@ -467,11 +474,15 @@ class Hand:
 
     def _do_play(self, seat: int, action: Action) -> None:
         if action.kind == "draw":
-            self.drew_on[seat] |= self.open_numbers_in_play()
+            numbers, tiles = self.public_fits()
+            self.drew_on[seat] |= numbers
+            self.drew_tiles[seat] |= tiles
             self.hands[seat].append(self.boneyard.pop(0))
             return
         if action.kind == "pass":
-            self.passed_on[seat] |= self.open_numbers_in_play()
+            numbers, tiles = self.public_fits()
+            self.passed_on[seat] |= numbers
+            self.passed_tiles[seat] |= tiles
             self._prev_play = None
             self._passes_in_row += 1
             if self._passes_in_row >= len(self.holders()):
@@ -541,16 +552,20 @@ class Hand:
         for other in self._others(closer):
             self._pay(closer, other, WRONG_CLOSE_PAYMENT, "wrong_close")
 
-    def open_numbers_in_play(self) -> set[int]:
-        """Open numbers of the arms that could take some tile not yet on the layout."""
+    def public_fits(self) -> tuple[set[int], set[Tile]]:
+        """What fits now, from public information only: the open numbers of the
+        arms that could take some tile not yet on the layout, and those tiles."""
         layout = self.layout
         placed = set(layout.tiles())
-        unplaced = [t for t in ALL_TILES if t not in placed]
-        return {
-            layout.open_end(arm)
-            for arm in range(len(layout.arms))
-            if any(layout.outs(arm, t) for t in unplaced)
-        }
+        numbers: set[int] = set()
+        tiles: set[Tile] = set()
+        for t in ALL_TILES:
+            if t in placed:
+                continue
+            for arm, _ in layout.placements(t):
+                numbers.add(layout.open_end(arm))
+                tiles.add(t)
+        return numbers, tiles
 
     def closing_is_correct(self) -> bool:
         """D14: no tile in a hand still in the game, nor in the boneyard but its

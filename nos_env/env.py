@@ -11,7 +11,7 @@
 | Agents             | 3, 4 or 5                                                   |
 | Action Shape       | (1,)                                                        |
 | Action Values      | Discrete(557)                                               |
-| Observation Shape  | `{"observation": (761,) float32, "action_mask": (557,) int8}` |
+| Observation Shape  | `{"observation": (1041,) float32, "action_mask": (557,) int8}` |
 | Observation Values | hand, layout and flags in {0, 1}; counts >= 0; chips scaled |
 | Rewards            | each agent's chip change at every step (zero-sum), scaled   |
 
@@ -50,7 +50,7 @@ auto_forced=False, reward_scale=1.0, chip_scale=100.0, render_omniscient=False)`
 
 ### Observation Space
 
-A dict: `observation` is a float32 vector of 761 values from the observer's
+A dict: `observation` is a float32 vector of 1041 values from the observer's
 seat (D18: offset 0 is the observer, 1 the player on his left, ...), and
 `action_mask` marks the legal actions of the agent to move (all zeros for
 the others). `env.unwrapped.observation_layout` maps each slice name to
@@ -81,8 +81,10 @@ back into named values.
 | seat_face_up | 5 x 7 | declared doubles still in hand (D9), by number |
 | seat_chips | 5 | (chips - starting chips) / chip_scale |
 | seat_hand_payments | 5 | this hand's net payments / chip_scale |
-| seat_passed_on | 5 x 7 | open numbers when he passed: none of his tiles fitted |
-| seat_drew_on | 5 x 7 | open numbers when he drew: a hint (drawing may be voluntary) |
+| seat_passed_on | 5 x 7 | open numbers of the arms that could take a tile when he passed |
+| seat_drew_on | 5 x 7 | the same when he drew (a hint: drawing may be voluntary) |
+| seat_passed_tiles | 5 x 28 | tiles that would have fitted when he passed: he holds none of them, for good |
+| seat_drew_tiles | 5 x 28 | tiles that would have fitted when he drew: a hint |
 | claim_arm | 6 | arm holding the preceding turn's tile (column 4: the set tile; 5: no claim) |
 | claim_seat | 5 | who placed it: he pays for a double placed on it now (section 8) |
 | boneyard_size, boneyard_drawable | 1, 1 | tiles in the boneyard; those above the last two |

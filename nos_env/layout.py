@@ -223,7 +223,9 @@ class Layout:
     def is_dead(self, arm: int) -> bool:
         """Descriptive (section 4): an arm that can never take another tile.
 
-        True when a compulsory tile is due and can no longer come.
+        True when a compulsory tile is due and can no longer come. A compulsory
+        double among the boneyard's last two tiles also never comes, but that is
+        hidden information (D17), so such an arm is not reported dead.
         """
         spec = self.spec
         if not spec.compulsory or len(self.arms[arm]) != 1 or not self.opening_over():

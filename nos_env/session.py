@@ -27,7 +27,7 @@ class Session:
         options: Options | None = None,
     ):
         self.num_players = check_num_players(num_players)
-        if num_hands is not None and (not isinstance(num_hands, int) or num_hands < 1):
+        if num_hands is not None and (isinstance(num_hands, bool) or not isinstance(num_hands, int) or num_hands < 1):
             raise ValueError(f"num_hands must be a positive integer or None, got {num_hands!r}")
         self.num_hands = num_hands
         self.rng = np.random.default_rng(seed)
@@ -50,23 +50,25 @@ class Session:
         return None if self.num_hands is None else self.num_hands - len(self.hands)
 
     def start_hand(
-        self, deal: Deal | None = None, on_set: int | None = None, first_hand: bool = True
+        self, deal: Deal | None = None, on_set: int | None = None, first_hand: bool | None = None
     ) -> Hand:
         """Start the next hand, from ``deal`` if given, else from a fresh shuffle.
 
-        The first hand follows the first-hand rule when ``first_hand`` is true
-        (section 10); otherwise its setter is ``on_set``, or drawn at random
-        with the later-hand rule (D20). Every later hand is set by the loser
-        of the one before (D2 breaks ties), and ``on_set``/``first_hand`` are
-        then not accepted.
+        The first hand follows the first-hand rule (section 10) unless
+        ``first_hand=False`` (its setter is then drawn at random and follows the
+        later-hand rule, D20: the one-hand training default) or ``on_set`` names
+        its setter (experiments from a given deal). Every later hand is set by
+        the loser of the one before (D2 breaks ties); ``on_set`` and
+        ``first_hand`` are refused there.
         """
         if self.finished or self.hands_left == 0:
             raise RuntimeError("the session has no hands left")
         if self.current is not None and not self.current.over:
             raise RuntimeError("the current hand is not over yet")
         if self.current is not None:
-            if on_set is not None:
-                raise ValueError("after the first hand, the loser of the last hand is on set")
+            if on_set is not None or first_hand is not None:
+                raise ValueError("after the first hand the loser of the last hand is on set "
+                                 "(on_set and first_hand apply to the first hand only)")
             self.chips = list(self.current.chips)
             self.next_on_set = self._pick_loser(self.current)
             hand = Hand(deal or Deal.random(self.num_players, self.rng), on_set=self.next_on_set,
@@ -74,7 +76,7 @@ class Session:
         elif on_set is not None:
             hand = Hand(deal or Deal.random(self.num_players, self.rng), on_set=on_set,
                         chips=self.chips, options=self.options)
-        elif first_hand:
+        elif first_hand is None or first_hand:
             if deal is None:
                 hand = new_hand(self.num_players, self.rng, chips=self.chips, first_hand=True, options=self.options)
             else:
@@ -94,11 +96,13 @@ class Session:
 
     def finish(self) -> list[int]:
         """End the session; returns the final chips (after D15 if enabled)."""
+        if self.finished:
+            return list(self.chips)
         if self.current is not None:
             if not self.current.over:
                 raise RuntimeError("the current hand is not over yet")
             self.chips = list(self.current.chips)
-        if self.end_settlement and not self.finished:
+        if self.end_settlement:
             # D15: round every total down to a multiple of 20; one random player takes the pot.
             winner = int(self.rng.integers(self.num_players))
             for seat in range(self.num_players):

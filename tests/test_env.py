@@ -117,7 +117,8 @@ def public_state(hand, seat):
             {"hand_size": len(hand.hands[s]), "out": hand.out[s], "nos": hand.nos_seat == s,
              "waits_owed": len(hand.waits_owed[s]), "on_set": hand.on_set == s, "to_move": hand.to_move == s,
              "declared": hand.declared[s], "face_up": sorted(hand.public_doubles(s)),
-             "passed_on": hand.passed_on[s], "drew_on": hand.drew_on[s]}
+             "passed_on": hand.passed_on[s], "drew_on": hand.drew_on[s],
+             "passed_tiles": hand.passed_tiles[s], "drew_tiles": hand.drew_tiles[s]}
             for s in [(seat + r) % n for r in range(n)]
         ],
         "claim": None if claim is None else (claim[0], rel(claim[1])),
@@ -394,3 +395,13 @@ def test_doubles_in_mask_use_side_zero_only():
         for action in hand.legal_actions():
             if action.kind in ("play", "immediate") and is_double(action.tile):
                 assert (action_to_index(action) - 108) // 2 % 2 == 0
+
+
+def test_pass_evidence_is_a_fact_and_draw_evidence_only_public():
+    """A passer holds none of the tiles recorded against his pass, to the end of the hand."""
+    checked = 0
+    for hand, _ in random_positions(4, 150, seed=77):
+        for s in range(4):
+            assert not (set(hand.hands[s]) & hand.passed_tiles[s])
+            checked += bool(hand.passed_tiles[s])
+    assert checked > 50
