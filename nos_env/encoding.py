@@ -234,6 +234,10 @@ def arm_needs(hand: Hand, arm: int) -> str:
     return "matching"
 
 
+#: Flat start offset of each slice, for writing single entries quickly.
+_AT = {name: start for name, (start, _, _) in OBSERVATION_LAYOUT.items()}
+
+
 def encode_observation(
     hand: Hand, seat: int, chip_scale: float = 100.0, chips_reference: list[int] | None = None
 ) -> np.ndarray:
@@ -241,62 +245,64 @@ def encode_observation(
 
     ``seat_chips`` is each seat's chips minus ``chips_reference`` (the
     session's starting chips; by default the hand's), over ``chip_scale``.
+    Entries of a 2-D slice of shape (rows, cols) sit at ``start + row*cols + col``.
     """
     reference = hand.chips_start if chips_reference is None else chips_reference
     n = hand.num_players
     obs = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
+    at = _AT
 
     def rel(s: int) -> int:  # D18: seat offset from the observer
         return (s - seat) % n
 
-    _view(obs, "num_players")[n - 3] = 1
-    _view(obs, "phase")[PHASES.index(hand.phase)] = 1
+    obs[at["num_players"] + n - 3] = 1
+    obs[at["phase"] + PHASES.index(hand.phase)] = 1
     for t in hand.hands[seat]:
-        _view(obs, "hand")[TILE_INDEX[t]] = 1
+        obs[at["hand"] + TILE_INDEX[t]] = 1
 
     if hand.set_tile is not None:
         st = TILE_INDEX[hand.set_tile]
-        _view(obs, "set_tile")[st] = 1
-        _view(obs, "layout_tiles")[st] = 1
-        _view(obs, "layout_placer")[st, rel(hand.on_set)] = 1
-        _view(obs, "layout_arm")[st, MAX_ARMS] = 1
-        _view(obs, "set_drawn")[0] = float(hand.set_drawn is not None)
+        obs[at["set_tile"] + st] = 1
+        obs[at["layout_tiles"] + st] = 1
+        obs[at["layout_placer"] + st * MAX_SEATS + rel(hand.on_set)] = 1
+        obs[at["layout_arm"] + st * (MAX_ARMS + 1) + MAX_ARMS] = 1
+        obs[at["set_drawn"]] = float(hand.set_drawn is not None)
 
     layout = hand.layout
     if layout is not None:
         for arm, cells in enumerate(layout.arms):
             for p in cells:
                 ti = TILE_INDEX[p.tile]
-                _view(obs, "layout_tiles")[ti] = 1
-                _view(obs, "layout_placer")[ti, rel(p.seat)] = 1
-                _view(obs, "layout_arm")[ti, arm] = 1
-                _view(obs, "layout_immediate")[ti] = float(p.immediate)
-            _view(obs, "arm_exists")[arm] = 1
-            _view(obs, "arm_open")[arm, layout.open_end(arm)] = 1
-            _view(obs, "arm_rule")[arm, RULES.index(layout.rule_in_force(arm))] = 1
-            _view(obs, "arm_needs")[arm, NEEDS.index(arm_needs(hand, arm))] = 1
-            _view(obs, "arm_locked")[arm] = float(layout.locked(arm))
-            _view(obs, "arm_dead")[arm] = float(layout.is_dead(arm))
-            _view(obs, "arm_count")[arm] = len(cells)
+                obs[at["layout_tiles"] + ti] = 1
+                obs[at["layout_placer"] + ti * MAX_SEATS + rel(p.seat)] = 1
+                obs[at["layout_arm"] + ti * (MAX_ARMS + 1) + arm] = 1
+                obs[at["layout_immediate"] + ti] = float(p.immediate)
+            obs[at["arm_exists"] + arm] = 1
+            obs[at["arm_open"] + arm * 7 + layout.open_end(arm)] = 1
+            obs[at["arm_rule"] + arm * 2 + RULES.index(layout.rule_in_force(arm))] = 1
+            obs[at["arm_needs"] + arm * len(NEEDS) + NEEDS.index(arm_needs(hand, arm))] = 1
+            obs[at["arm_locked"] + arm] = float(layout.locked(arm))
+            obs[at["arm_dead"] + arm] = float(layout.is_dead(arm))
+            obs[at["arm_count"] + arm] = len(cells)
         spec = layout.spec
-        _view(obs, "layout_kind")[LAYOUT_KINDS.index(spec.layout)] = 1
-        _view(obs, "double_cross")[0] = float(spec.compulsory)
+        obs[at["layout_kind"] + LAYOUT_KINDS.index(spec.layout)] = 1
+        obs[at["double_cross"]] = float(spec.compulsory)
 
     a = hand.announcement
     if a is not None:
-        _view(obs, "announcement")[ANNOUNCEMENT_INDEX[a]] = 1
-        _view(obs, "game")[a.game - 1] = 1
+        obs[at["announcement"] + ANNOUNCEMENT_INDEX[a]] = 1
+        obs[at["game"] + a.game - 1] = 1
         if a.base is not None:
-            _view(obs, "base_rule")[RULES.index(a.base)] = 1
+            obs[at["base_rule"] + RULES.index(a.base)] = 1
         cond = a.condition
-        _view(obs, "condition")[CONDITIONS.index(cond.kind if cond else "none")] = 1
+        obs[at["condition"] + CONDITIONS.index(cond.kind if cond else "none")] = 1
         if cond is not None:
-            _view(obs, "condition_side")[cond.side] = 1
+            obs[at["condition_side"] + cond.side] = 1
             if cond.kind == "FIRST":
-                _view(obs, "condition_k")[cond.k - 1] = 1
-        _view(obs, "switch")[0] = float(a.switch)
+                obs[at["condition_k"] + cond.k - 1] = 1
+        obs[at["switch"]] = float(a.switch)
         if a.ordinary_arm is not None:
-            _view(obs, "volapuk_ordinary_arm")[a.ordinary_arm] = 1
+            obs[at["volapuk_ordinary_arm"] + a.ordinary_arm] = 1
 
     net = [0] * n
     for p in hand.ledger:
@@ -304,37 +310,37 @@ def encode_observation(
         net[p.payee] += p.amount
     for s in range(n):
         r = rel(s)
-        _view(obs, "seat_present")[r] = 1
-        _view(obs, "seat_hand_size")[r] = len(hand.hands[s])
-        _view(obs, "seat_out")[r] = float(hand.out[s])
-        _view(obs, "seat_nos")[r] = float(hand.nos_seat == s)
-        _view(obs, "seat_waits_owed")[r] = len(hand.waits_owed[s])
-        _view(obs, "seat_on_set")[r] = float(hand.on_set == s)
-        _view(obs, "seat_to_move")[r] = float(hand.to_move == s)
-        _view(obs, "seat_declared")[r] = float(hand.declared[s])
+        obs[at["seat_present"] + r] = 1
+        obs[at["seat_hand_size"] + r] = len(hand.hands[s])
+        obs[at["seat_out"] + r] = float(hand.out[s])
+        obs[at["seat_nos"] + r] = float(hand.nos_seat == s)
+        obs[at["seat_waits_owed"] + r] = len(hand.waits_owed[s])
+        obs[at["seat_on_set"] + r] = float(hand.on_set == s)
+        obs[at["seat_to_move"] + r] = float(hand.to_move == s)
+        obs[at["seat_declared"] + r] = float(hand.declared[s])
         for d in hand.public_doubles(s):
-            _view(obs, "seat_face_up")[r, d[0]] = 1
-        _view(obs, "seat_chips")[r] = (hand.chips[s] - reference[s]) / chip_scale
-        _view(obs, "seat_hand_payments")[r] = net[s] / chip_scale
+            obs[at["seat_face_up"] + r * 7 + d[0]] = 1
+        obs[at["seat_chips"] + r] = (hand.chips[s] - reference[s]) / chip_scale
+        obs[at["seat_hand_payments"] + r] = net[s] / chip_scale
         for e in hand.passed_on[s]:
-            _view(obs, "seat_passed_on")[r, e] = 1
+            obs[at["seat_passed_on"] + r * 7 + e] = 1
         for e in hand.drew_on[s]:
-            _view(obs, "seat_drew_on")[r, e] = 1
+            obs[at["seat_drew_on"] + r * 7 + e] = 1
         for t in hand.passed_tiles[s]:
-            _view(obs, "seat_passed_tiles")[r, TILE_INDEX[t]] = 1
+            obs[at["seat_passed_tiles"] + r * NUM_TILES + TILE_INDEX[t]] = 1
         for t in hand.drew_tiles[s]:
-            _view(obs, "seat_drew_tiles")[r, TILE_INDEX[t]] = 1
+            obs[at["seat_drew_tiles"] + r * NUM_TILES + TILE_INDEX[t]] = 1
 
     claim = hand.pending_claim()
     if claim is None:
-        _view(obs, "claim_arm")[MAX_ARMS + 1] = 1
+        obs[at["claim_arm"] + MAX_ARMS + 1] = 1
     else:
         arm, claimer = claim
-        _view(obs, "claim_arm")[MAX_ARMS if arm is None else arm] = 1
-        _view(obs, "claim_seat")[rel(claimer)] = 1
+        obs[at["claim_arm"] + (MAX_ARMS if arm is None else arm)] = 1
+        obs[at["claim_seat"] + rel(claimer)] = 1
 
-    _view(obs, "boneyard_size")[0] = len(hand.boneyard)
-    _view(obs, "boneyard_drawable")[0] = max(0, len(hand.boneyard) - 2)
+    obs[at["boneyard_size"]] = len(hand.boneyard)
+    obs[at["boneyard_drawable"]] = max(0, len(hand.boneyard) - 2)
     return obs
 
 

@@ -166,6 +166,7 @@ class Hand:
         # was its player's last tile; None after a pass or a wait.
         self._prev_play: tuple[Placed, bool] | None = None
         self._passes_in_row = 0
+        self._legal_cache: list[Action] | None = None
         self._advance_automatic()
 
     # ------------------------------------------------------------------ queries
@@ -211,7 +212,10 @@ class Hand:
         """Every legal action of the player to move ([] once the hand is over)."""
         if self.phase == "over":
             return []
-        return getattr(self, f"_legal_{self.phase}")()
+        # Cached between changes: the environment asks for the mask, then steps.
+        if self._legal_cache is None:
+            self._legal_cache = getattr(self, f"_legal_{self.phase}")()
+        return list(self._legal_cache)
 
     def legal_action_texts(self) -> list[str]:
         return [format_action(a) for a in self.legal_actions()]
@@ -234,6 +238,7 @@ class Hand:
         new.passed_tiles = [set(x) for x in self.passed_tiles]
         new.drew_tiles = [set(x) for x in self.drew_tiles]
         new._queue = list(self._queue)
+        new._legal_cache = None  # a copy may be edited (e.g. hidden tiles permuted) before use
         new.counts = list(self.counts) if self.counts is not None else None
         new.losers = list(self.losers) if self.losers is not None else None
         return new
@@ -338,6 +343,7 @@ class Hand:
 
     def _apply(self, action: Action, automatic: bool) -> list[Payment]:
         seat = self.to_move
+        self._legal_cache = None
         mark = len(self.ledger)
         event = Event(seat, format_action(action), automatic=automatic)
         self.events.append(event)

@@ -122,3 +122,13 @@ def test_session_first_hand_options():
     held = [t for t in rule.deal.hands[rule.on_set] if t[0] == t[1]]
     everyone = [t for h in rule.deal.hands for t in h if t[0] == t[1]]
     assert max(held) == max(everyone)  # the holder of the highest double is on set
+
+
+def test_d2_a_tie_for_loser_is_broken_at_random_among_the_tied():
+    class TiedHand:
+        losers = [1, 3]
+
+    picks = [Session(4, seed=seed)._pick_loser(TiedHand()) for seed in range(200)]
+    assert set(picks) == {1, 3}
+    assert 60 < picks.count(1) < 140  # uniform: about 100 of 200
+    assert all(Session(4, seed=s)._pick_loser(TiedHand()) == p for s, p in enumerate(picks[:20]))  # seeded
