@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .rng import SplitMix64
 from .tiles import ALL_TILES, NUM_TILES, Tile, make_tile, parse_tile, tile_str
 
 PLAYER_COUNTS = (3, 4, 5)
@@ -67,10 +68,14 @@ class Deal:
         return cls(parsed_hands, parsed_boneyard)
 
     @classmethod
-    def random(cls, num_players: int, rng: np.random.Generator) -> "Deal":
-        """Shuffle all 28 tiles: seats take consecutive runs, the rest is the boneyard."""
+    def random(cls, num_players: int, rng: "np.random.Generator | SplitMix64") -> "Deal":
+        """Shuffle all 28 tiles: seats take consecutive runs, the rest is the boneyard.
+
+        Sessions and environments pass their :class:`~nos_env.rng.SplitMix64`
+        stream (the one every engine shares); a numpy Generator also works.
+        """
         n = check_num_players(num_players)
-        order = rng.permutation(NUM_TILES)
+        order = rng.shuffle28() if isinstance(rng, SplitMix64) else rng.permutation(NUM_TILES)
         k = hand_size(n)
         hands = tuple(
             tuple(ALL_TILES[i] for i in order[seat * k : (seat + 1) * k]) for seat in range(n)

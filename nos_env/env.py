@@ -139,6 +139,7 @@ from .encoding import (
 )
 from .engine import DEFAULT_CHIPS, Hand, Options
 from .render import render_text
+from .rng import SplitMix64
 from .session import Session
 
 RESET_OPTIONS = ("deal", "on_set", "chips")
@@ -209,7 +210,7 @@ class raw_env(AECEnv):
         self._action_space = spaces.Discrete(NUM_ACTIONS)
         self.session: Session | None = None
         self.hand: Hand | None = None
-        self._rng = np.random.default_rng()
+        self._rng = SplitMix64(int(np.random.SeedSequence().entropy))
 
     # ----------------------------------------------------------------- spaces
     def observation_space(self, agent):
@@ -235,7 +236,7 @@ class raw_env(AECEnv):
     # ------------------------------------------------------------------ api
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None:
-            self._rng = np.random.default_rng(seed)
+            self._rng = SplitMix64(seed)
         options = dict(options or {})
         unknown = set(options) - set(RESET_OPTIONS)
         if unknown:
@@ -256,13 +257,14 @@ class raw_env(AECEnv):
         elif "on_set" in options:
             raise ValueError("reset option 'on_set' needs a 'deal'")
 
-        # The session draws deals, setters and tie-breaks from this episode's seed.
+        # Deals, setters and tie-breaks continue the environment's stream (rng.py), so
+        # reset(seed=s) then plain reset()s replay the same games in every backend.
         self.session = Session(
             self.num_players,
             num_hands=self.hands_per_episode,
-            seed=int(self._rng.integers(2**63)),
             chips=list(chips),
             options=self.engine_options,
+            rng=self._rng,
         )
         self.session_chips_start = list(self.session.chips)
         if deal is not None and "on_set" in options:

@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from .deal import Deal, check_num_players
-from .engine import DEFAULT_CHIPS, Hand, Options, Payment, new_hand
+from .engine import DEFAULT_CHIPS, Hand, Options, Payment
+from .rng import SplitMix64
 
 
 class Session:
@@ -25,12 +26,16 @@ class Session:
         chips: int | list[int] = DEFAULT_CHIPS,
         end_settlement: bool = False,
         options: Options | None = None,
+        rng: SplitMix64 | None = None,
     ):
         self.num_players = check_num_players(num_players)
         if num_hands is not None and (isinstance(num_hands, bool) or not isinstance(num_hands, int) or num_hands < 1):
             raise ValueError(f"num_hands must be a positive integer or None, got {num_hands!r}")
         self.num_hands = num_hands
-        self.rng = np.random.default_rng(seed)
+        # Deals, setters and tie-breaks come from the stream all engines share (rng.py).
+        if rng is None:
+            rng = SplitMix64(seed if seed is not None else int(np.random.SeedSequence().entropy))
+        self.rng = rng
         self.chips = [int(chips)] * self.num_players if isinstance(chips, int) else [int(c) for c in chips]
         if len(self.chips) != self.num_players:
             raise ValueError(f"chips must have one entry per seat ({self.num_players})")
@@ -77,14 +82,15 @@ class Session:
             hand = Hand(deal or Deal.random(self.num_players, self.rng), on_set=on_set,
                         chips=self.chips, options=self.options)
         elif first_hand is None or first_hand:
-            if deal is None:
-                hand = new_hand(self.num_players, self.rng, chips=self.chips, first_hand=True, options=self.options)
-            else:
-                hand = Hand(deal, chips=self.chips, first_hand=True, options=self.options)
+            while deal is None:  # a deal without any double is shuffled again
+                deal = Deal.random(self.num_players, self.rng)
+                if not any(t[0] == t[1] for h in deal.hands for t in h):
+                    deal = None
+            hand = Hand(deal, chips=self.chips, first_hand=True, options=self.options)
         else:  # D20
             if deal is None:
                 deal = Deal.random(self.num_players, self.rng)
-            hand = Hand(deal, on_set=int(self.rng.integers(self.num_players)), chips=self.chips, options=self.options)
+            hand = Hand(deal, on_set=self.rng.below(self.num_players), chips=self.chips, options=self.options)
         self.hands.append(hand)
         return hand
 
@@ -92,7 +98,7 @@ class Session:
         losers = hand.losers
         if len(losers) == 1:
             return losers[0]
-        return int(losers[self.rng.integers(len(losers))])  # D2
+        return losers[self.rng.below(len(losers))]  # D2
 
     def finish(self) -> list[int]:
         """End the session; returns the final chips (after D15 if enabled)."""
@@ -104,7 +110,7 @@ class Session:
             self.chips = list(self.current.chips)
         if self.end_settlement:
             # D15: round every total down to a multiple of 20; one random player takes the pot.
-            winner = int(self.rng.integers(self.num_players))
+            winner = self.rng.below(self.num_players)
             for seat in range(self.num_players):
                 remainder = self.chips[seat] % 20  # Python's % floors, so -7 leaves 13
                 if remainder and seat != winner:
