@@ -1,0 +1,226 @@
+"""The fast engine: B tables in numpy arrays, stepped by the numba kernels.
+
+:class:`FastTables` owns the state arrays (see ``fast_kernels``) and the
+options; it is what :func:`nos_env.vector_env` and the AEC environment's
+``backend="fast"`` use. It speaks action indices (``encoding.py``); text
+forms go through the reference engine, which can rebuild any table's hand
+(:meth:`FastTables.reference_hand`) because the two engines play the same
+games.
+
+Seeding: table ``b`` draws from SplitMix64 seeded with ``seed + b``
+(``rng.py``), so it plays the same games as ``nos_env.env()`` reset with
+``seed=seed + b`` followed by plain resets, in either backend.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import fast_kernels as K
+from .deal import Deal, check_num_players
+from .encoding import NUM_ACTIONS, OBSERVATION_SIZE, index_to_action
+from .engine import DEFAULT_CHIPS, Hand, Options
+from .rng import seed_state
+from .tiles import ALL_TILES, TILE_INDEX
+
+ARRAYS = ("T", "S", "A", "L", "BONE", "R", "MASK")
+
+
+class FastTables:
+    def __init__(
+        self,
+        num_envs: int,
+        num_players: int = 4,
+        seed: int | None = None,
+        hands_per_episode: int = 1,
+        first_hand_rule: bool | None = None,
+        starting_chips: int = DEFAULT_CHIPS,
+        illegal_action: str = "raise",
+        auto_forced: bool = False,
+        chip_scale: float = 100.0,
+    ):
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        if isinstance(hands_per_episode, bool) or not isinstance(hands_per_episode, int) or hands_per_episode < 1:
+            raise ValueError(f"hands_per_episode must be a positive integer, got {hands_per_episode!r}")
+        if illegal_action not in ("raise", "penalty"):
+            raise ValueError(f"illegal_action must be 'raise' or 'penalty', got {illegal_action!r}")
+        if isinstance(starting_chips, bool) or not isinstance(starting_chips, int):
+            raise ValueError(f"starting_chips must be an integer, got {starting_chips!r}")
+        if not isinstance(chip_scale, (int, float)) or not np.isfinite(chip_scale) or chip_scale <= 0:
+            raise ValueError(f"chip_scale must be a positive number, got {chip_scale!r}")
+        self.num_envs = B = int(num_envs)
+        self.num_players = check_num_players(num_players)
+        self.hands_per_episode = hands_per_episode
+        self.first_hand_rule = (hands_per_episode > 1) if first_hand_rule is None else bool(first_hand_rule)
+        self.starting_chips = starting_chips
+        self.penalty = illegal_action == "penalty"
+        self.auto_forced = bool(auto_forced)
+        self.chip_scale = float(chip_scale)
+        self.T = np.zeros((B, K.NUM_T), np.int32)
+        self.S = np.zeros((B, K.MAX_SEATS, K.NUM_S), np.int32)
+        self.A = np.zeros((B, K.MAX_ARMS, K.NUM_A), np.int32)
+        self.L = np.zeros((B, K.NT, 3), np.int8)
+        self.BONE = np.zeros((B, K.NT), np.int8)
+        self.R = np.zeros(B, np.uint64)
+        self.MASK = np.zeros((B, NUM_ACTIONS), np.int8)
+        # Decisions of each table's current hand, for rebuilding it in the reference engine.
+        self.history: list[list[int]] = [[] for _ in range(B)]
+        self.seed(seed)
+
+    @property
+    def engine_options(self) -> Options:
+        return Options(auto_forced=self.auto_forced, illegal="penalty" if self.penalty else "raise")
+
+    def seed(self, seed: int | None) -> None:
+        if seed is None:
+            seed = int(np.random.SeedSequence().entropy) & ((1 << 62) - 1)
+        for b in range(self.num_envs):
+            self.R[b] = np.uint64(seed_state(seed + b))
+
+    # ---------------------------------------------------------------- running
+    def reset_tables(self, tables: np.ndarray | None = None) -> None:
+        """Start a new episode (session) on the given tables (all by default)."""
+        if tables is None:
+            tables = np.arange(self.num_envs)
+        tables = np.asarray(tables, np.int64)
+        K.reset_batch(self.T, self.S, self.A, self.L, self.BONE, self.R, self.MASK, self.num_players,
+                      self.hands_per_episode, self.first_hand_rule, self.starting_chips, self.auto_forced, tables)
+        for b in tables:
+            self.history[b] = []
+            n = self.num_players
+            self.S[b, :n, K.S_PENDING] = self.S[b, :n, K.S_CHIPS] - self.S[b, :n, K.S_CHIPS_EPISODE]
+
+    def load_deal(self, b: int, deal: Deal, on_set: int | None = None, chips: list[int] | None = None,
+                  first_hand: bool = False) -> None:
+        """Start table ``b`` on a given deal (as ``engine.Hand`` does), a one-hand episode."""
+        n = self.num_players
+        if deal.num_players != n:
+            raise ValueError(f"the deal is for {deal.num_players} players, the tables for {n}")
+        probe = Hand(deal, on_set=on_set, chips=chips, first_hand=first_hand)  # validates everything
+        S, T = self.S, self.T
+        for s in range(K.MAX_SEATS):
+            S[b, s, :] = 0
+        for s in range(n):
+            mask = 0
+            for t in deal.hands[s]:
+                mask |= 1 << TILE_INDEX[t]
+            S[b, s, K.S_HAND] = S[b, s, K.S_DEALT] = mask
+            S[b, s, K.S_CHIPS] = S[b, s, K.S_CHIPS_EPISODE] = probe.chips_start[s]
+        for i, t in enumerate(deal.boneyard):
+            self.BONE[b, i] = TILE_INDEX[t]
+        T[b, K.T_BONE_TOP] = 0
+        T[b, K.T_BONE_END] = len(deal.boneyard)
+        T[b, K.T_HANDS_LEFT] = 0
+        T[b, K.T_HAND_INDEX] = 0
+        T[b, K.T_DONE] = 0
+        K.start_hand(self.T, self.S, self.A, self.L, b, n, probe.on_set, int(first_hand))
+        K.settle(self.T, self.S, self.A, self.L, self.BONE, self.R, self.MASK, b, n, self.auto_forced)
+        self.S[b, :n, K.S_PENDING] = self.S[b, :n, K.S_CHIPS] - self.S[b, :n, K.S_CHIPS_EPISODE]
+        self.history[b] = []
+
+    def check_actions(self, actions: np.ndarray) -> np.ndarray:
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,):
+            raise ValueError(f"actions must have shape ({self.num_envs},), got {actions.shape}")
+        if not np.issubdtype(actions.dtype, np.integer):
+            raise ValueError(f"actions must be integers, got dtype {actions.dtype}")
+        if ((actions < 0) | (actions >= NUM_ACTIONS)).any():
+            bad = int(np.flatnonzero((actions < 0) | (actions >= NUM_ACTIONS))[0])
+            raise ValueError(f"action {actions[bad]} of table {bad} is outside 0..{NUM_ACTIONS - 1}")
+        actions = actions.astype(np.int64)
+        if not self.penalty:
+            legal = self.MASK[np.arange(self.num_envs), actions]
+            if not legal.all():
+                from .engine import IllegalActionError
+
+                b = int(np.flatnonzero(legal == 0)[0])
+                hand = self.reference_hand(b)
+                text = f"{int(actions[b])} ({index_to_action(int(actions[b]), hand)}) at table {b}"
+                raise IllegalActionError(text, hand.legal_action_texts(), hand.to_move, hand.phase)
+        return actions
+
+    def step(self, actions, observe: bool = True, obs: np.ndarray | None = None):
+        """Apply one action per table; returns (rewards [B, 5] int chips, terminated [B], current [B], obs)."""
+        actions = self.check_actions(actions)
+        B = self.num_envs
+        hand_before = self.T[:, K.T_HAND_INDEX].copy()
+        rewards = np.zeros((B, K.MAX_SEATS), np.int32)
+        terminated = np.zeros(B, np.int8)
+        current = np.zeros(B, np.int32)
+        if obs is None:
+            obs = np.zeros((B if observe else 0, OBSERVATION_SIZE), np.float32)
+        K.step_batch(self.T, self.S, self.A, self.L, self.BONE, self.R, self.MASK, self.num_players, actions,
+                     self.auto_forced, self.penalty, self.hands_per_episode, self.first_hand_rule,
+                     self.starting_chips, rewards, terminated, current, obs, observe, self.chip_scale)
+        self._record(actions, terminated, hand_before)
+        return rewards, terminated.astype(bool), current, obs
+
+    def _record(self, actions, terminated, hand_before) -> None:
+        new_hand = terminated.astype(bool) | (self.T[:, K.T_HAND_INDEX] != hand_before)
+        for b in range(self.num_envs):
+            if new_hand[b]:
+                self.history[b] = []
+            else:
+                self.history[b].append(int(actions[b]))
+
+    def observe(self, seats, obs: np.ndarray | None = None) -> np.ndarray:
+        seats = np.asarray(seats, np.int64)
+        if seats.shape != (self.num_envs,) or ((seats < 0) | (seats >= self.num_players)).any():
+            raise ValueError(f"seats must be {self.num_envs} seat numbers 0..{self.num_players - 1}")
+        if obs is None:
+            obs = np.zeros((self.num_envs, OBSERVATION_SIZE), np.float32)
+        K.observe_batch(self.T, self.S, self.A, self.L, self.num_players, seats, obs, self.chip_scale)
+        return obs
+
+    # ----------------------------------------------------------- inspection
+    @property
+    def current_player(self) -> np.ndarray:
+        return self.T[:, K.T_TO_MOVE].copy()
+
+    @property
+    def chips(self) -> np.ndarray:
+        return self.S[:, : self.num_players, K.S_CHIPS].copy()
+
+    def deal_of(self, b: int) -> Deal:
+        n = self.num_players
+        hands = [[ALL_TILES[t] for t in range(K.NT) if (int(self.S[b, s, K.S_DEALT]) >> t) & 1] for s in range(n)]
+        boneyard = [ALL_TILES[int(t)] for t in self.BONE[b, : self.T[b, K.T_BONE_END]]]
+        return Deal.from_tiles(hands, boneyard)
+
+    def reference_hand(self, b: int) -> Hand:
+        """Table ``b``'s current hand rebuilt in the reference engine (same deal, same decisions)."""
+        n = self.num_players
+        hand = Hand(self.deal_of(b), on_set=int(self.T[b, K.T_ON_SET]),
+                    chips=[int(c) for c in self.S[b, :n, K.S_CHIPS_HAND]],
+                    first_hand=bool(self.T[b, K.T_FIRST_HAND]), options=self.engine_options)
+        for a in self.history[b]:
+            hand.step(index_to_action(a, hand))
+        return hand
+
+    # ------------------------------------------------------- clone / restore
+    def clone(self) -> dict:
+        """A snapshot of every table (arrays copied), for search."""
+        snap = {name: getattr(self, name).copy() for name in ARRAYS}
+        snap["history"] = [list(h) for h in self.history]
+        return snap
+
+    def restore(self, snapshot: dict) -> None:
+        for name in ARRAYS:
+            getattr(self, name)[...] = snapshot[name]
+        self.history = [list(h) for h in snapshot["history"]]
+
+    def clone_table(self, b: int) -> dict:
+        snap = {name: getattr(self, name)[b].copy() for name in ARRAYS}
+        snap["history"] = list(self.history[b])
+        return snap
+
+    def restore_table(self, b: int, snapshot: dict) -> None:
+        """Put a single-table snapshot (from any table of a batch of the same shape) into table ``b``."""
+        for name in ARRAYS:
+            getattr(self, name)[b] = snapshot[name]
+        self.history[b] = list(snapshot["history"])
+
+    @property
+    def nbytes(self) -> int:
+        return sum(getattr(self, name).nbytes for name in ARRAYS)
