@@ -12,6 +12,7 @@ from .actions import Action, format_action, parse_action
 from .deal import Deal
 from .engine import Event, Hand, IllegalActionError, Options, Payment, new_hand
 from .env import env, raw_env
+from .vector import NosVectorEnv, vector_env
 from .games import ALL_ANNOUNCEMENTS, Announcement, legal_announcements, parse_announcement
 
 __all__ = [
@@ -22,6 +23,7 @@ __all__ = [
     "Event",
     "Hand",
     "IllegalActionError",
+    "NosVectorEnv",
     "Options",
     "Payment",
     "env",
@@ -31,4 +33,5 @@ __all__ = [
     "parse_action",
     "parse_announcement",
     "raw_env",
+    "vector_env",
 ]

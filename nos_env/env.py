@@ -26,7 +26,8 @@ final count. The rules are `RULES.md` of the shared specification; the engine
 
 ``nos_env.env(num_players=4, render_mode=None, hands_per_episode=1,
 first_hand_rule=None, starting_chips=500, illegal_action="raise",
-auto_forced=False, reward_scale=1.0, chip_scale=100.0, render_omniscient=False)``
+auto_forced=False, reward_scale=1.0, chip_scale=100.0, render_omniscient=False,
+backend="fast")``
 
 - `num_players`: 3, 4 or 5.
 - `hands_per_episode`: 1 (default, D20) plays one hand; H > 1 plays a session
@@ -43,6 +44,10 @@ auto_forced=False, reward_scale=1.0, chip_scale=100.0, render_omniscient=False)`
 - `reward_scale`: rewards are chip changes times this.
 - `chip_scale`: chips in the observation are divided by this.
 - `render_omniscient`: rendering shows every hand, not only the observer's.
+- `backend`: `"fast"` (default: the numba engine, `nos_env.fast_engine`) or
+  `"reference"` (the readable engine, `nos_env.engine`). Both play the same
+  games from the same seed; `env.unwrapped.hand` is always a reference
+  `Hand` (rebuilt from the decisions on the fast backend).
 
 `reset(seed=None, options=None)` accepts options `deal` (`{"hands": [[tiles]],
 "boneyard_top_first": [tiles]}` with tiles as `"a-b"`), `on_set` (a seat) and
@@ -133,14 +138,11 @@ from .encoding import (
     OBSERVATION_LAYOUT,
     OBSERVATION_SIZE,
     action_to_index,
-    encode_observation,
     index_to_action,
-    legal_mask,
 )
 from .engine import DEFAULT_CHIPS, Hand, Options
+from .backends import BACKENDS
 from .render import render_text
-from .rng import SplitMix64
-from .session import Session
 
 RESET_OPTIONS = ("deal", "on_set", "chips")
 
@@ -173,8 +175,11 @@ class raw_env(AECEnv):
         reward_scale: float = 1.0,
         chip_scale: float = 100.0,
         render_omniscient: bool = False,
+        backend: str = "fast",
     ):
         super().__init__()
+        if backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {sorted(BACKENDS)}, got {backend!r}")
         self.num_players = check_num_players(num_players)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
@@ -208,9 +213,10 @@ class raw_env(AECEnv):
             }
         )
         self._action_space = spaces.Discrete(NUM_ACTIONS)
-        self.session: Session | None = None
-        self.hand: Hand | None = None
-        self._rng = SplitMix64(int(np.random.SeedSequence().entropy))
+        self.backend = BACKENDS[backend](
+            self.num_players, hands_per_episode, self.first_hand_rule, self.engine_options, self.chip_scale
+        )
+        self._started = False
 
     # ----------------------------------------------------------------- spaces
     def observation_space(self, agent):
@@ -229,14 +235,26 @@ class raw_env(AECEnv):
         return action_to_index(self._require_hand().resolve(text))
 
     def _require_hand(self) -> Hand:
-        if self.hand is None:
+        if not self._started:
             raise RuntimeError("call reset() first")
-        return self.hand
+        return self.backend.hand
+
+    @property
+    def hand(self) -> Hand:
+        """The current hand as a reference-engine ``Hand`` (rebuilt on the fast backend)."""
+        return self._require_hand()
+
+    @property
+    def chips(self) -> list[int]:
+        """Every seat's chips now."""
+        return self.backend.chips
+
+    @property
+    def episode_chips_start(self) -> list[int]:
+        return list(self.backend.episode_chips_start)
 
     # ------------------------------------------------------------------ api
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        if seed is not None:
-            self._rng = SplitMix64(seed)
         options = dict(options or {})
         unknown = set(options) - set(RESET_OPTIONS)
         if unknown:
@@ -257,44 +275,29 @@ class raw_env(AECEnv):
         elif "on_set" in options:
             raise ValueError("reset option 'on_set' needs a 'deal'")
 
-        # Deals, setters and tie-breaks continue the environment's stream (rng.py), so
-        # reset(seed=s) then plain reset()s replay the same games in every backend.
-        self.session = Session(
-            self.num_players,
-            num_hands=self.hands_per_episode,
-            chips=list(chips),
-            options=self.engine_options,
-            rng=self._rng,
-        )
-        self.session_chips_start = list(self.session.chips)
-        if deal is not None and "on_set" in options:
-            self.hand = self.session.start_hand(deal, on_set=options["on_set"])
-        elif deal is not None:
-            self.hand = self.session.start_hand(deal, first_hand=self.first_hand_rule)
-        else:
-            self.hand = self.session.start_hand(first_hand=self.first_hand_rule)
-
+        # Deals, setters and tie-breaks continue the environment's random stream (rng.py),
+        # so reset(seed=s) and then plain reset()s replay the same games on either backend.
+        paid = self.backend.reset(seed, chips, deal, options.get("on_set"))
+        self._started = True
         self.agents = self.possible_agents[:]
         # With auto_forced (D12) a forced set may already have paid: those chips are rewards too.
-        self.rewards = {
-            a: (self.hand.chips[i] - self.session_chips_start[i]) * self.reward_scale
-            for i, a in enumerate(self.agents)
-        }
+        self.rewards = {a: paid[i] * self.reward_scale for i, a in enumerate(self.agents)}
         self._cumulative_rewards = dict(self.rewards)
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
-        self.agent_selection = self.possible_agents[self.hand.to_move]
+        self.agent_selection = self.possible_agents[self.backend.to_move]
         self._update_infos()
 
     def observe(self, agent: str) -> dict:
         seat = self.agent_name_mapping[agent]
-        hand = self._require_hand()
-        observation = encode_observation(hand, seat, self.chip_scale, self.session_chips_start)
-        if hand.over or hand.to_move != seat:
+        if not self._started:
+            raise RuntimeError("call reset() first")
+        observation = self.backend.observe(seat)
+        if self.backend.to_move != seat:
             mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         else:
-            mask = legal_mask(hand)
+            mask = self.backend.mask()
         return {"observation": observation, "action_mask": mask}
 
     def step(self, action) -> None:
@@ -302,32 +305,22 @@ class raw_env(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        hand = self._require_hand()
-        engine_action = index_to_action(int(action), hand)
-        before = list(hand.chips)
-        hand.step(engine_action)  # raises IllegalActionError (D16) with nothing changed
-        if hand.over:
-            if self.session.hands_left:
-                # The next hand starts from this one's chips (a D12 forced set may pay at once).
-                self.hand = hand = self.session.start_hand()
-            else:
-                self.session.finish()
-                self.terminations = {a: True for a in self.agents}
+        paid = self.backend.step(int(action))  # IllegalActionError (D16) leaves everything unchanged
+        if self.backend.done:
+            self.terminations = {a: True for a in self.agents}
         self._cumulative_rewards[agent] = 0.0
-        self.rewards = {
-            a: (hand.chips[i] - before[i]) * self.reward_scale for i, a in enumerate(self.possible_agents)
-        }
+        self.rewards = {a: paid[i] * self.reward_scale for i, a in enumerate(self.possible_agents)}
         self._accumulate_rewards()
-        if not hand.over:
-            self.agent_selection = self.possible_agents[hand.to_move]
+        if not self.backend.done:
+            self.agent_selection = self.possible_agents[self.backend.to_move]
         self._update_infos()
         if self.render_mode == "human":
             self.render()
 
     def _update_infos(self) -> None:
-        hand = self.hand
+        hand_index = self.backend.hand_index
         for a in self.agents:
-            self.infos[a] = {"hand_index": len(self.session.hands) - 1, "phase": hand.phase}
+            self.infos[a] = {"hand_index": hand_index}
 
     # ------------------------------------------------------------- rendering
     def render(self) -> str | None:

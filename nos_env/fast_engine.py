@@ -88,12 +88,11 @@ class FastTables:
                       self.hands_per_episode, self.first_hand_rule, self.starting_chips, self.auto_forced, tables)
         for b in tables:
             self.history[b] = []
-            n = self.num_players
-            self.S[b, :n, K.S_PENDING] = self.S[b, :n, K.S_CHIPS] - self.S[b, :n, K.S_CHIPS_EPISODE]
 
     def load_deal(self, b: int, deal: Deal, on_set: int | None = None, chips: list[int] | None = None,
                   first_hand: bool = False) -> None:
-        """Start table ``b`` on a given deal (as ``engine.Hand`` does), a one-hand episode."""
+        """Start table ``b``'s episode on a given deal (as ``engine.Hand`` does); later
+        hands of a session come from the table's random stream."""
         n = self.num_players
         if deal.num_players != n:
             raise ValueError(f"the deal is for {deal.num_players} players, the tables for {n}")
@@ -111,7 +110,7 @@ class FastTables:
             self.BONE[b, i] = TILE_INDEX[t]
         T[b, K.T_BONE_TOP] = 0
         T[b, K.T_BONE_END] = len(deal.boneyard)
-        T[b, K.T_HANDS_LEFT] = 0
+        T[b, K.T_HANDS_LEFT] = self.hands_per_episode - 1
         T[b, K.T_HAND_INDEX] = 0
         T[b, K.T_DONE] = 0
         K.start_hand(self.T, self.S, self.A, self.L, b, n, probe.on_set, int(first_hand))
@@ -140,21 +139,29 @@ class FastTables:
                 raise IllegalActionError(text, hand.legal_action_texts(), hand.to_move, hand.phase)
         return actions
 
-    def step(self, actions, observe: bool = True, obs: np.ndarray | None = None):
-        """Apply one action per table; returns (rewards [B, 5] int chips, terminated [B], current [B], obs)."""
+    def step(self, actions, observe: bool = True, autoreset: bool = True):
+        """Apply one action per table.
+
+        Returns ``(rewards [B, 5] int chips, terminated [B] bool, final_chips [B, 5],
+        current [B], obs [B, D] or None)``. With ``autoreset`` a finished table starts
+        its next episode at once: ``current`` and ``obs`` then belong to the new one,
+        ``final_chips`` holds the finished episode's chips, and chips the new episode
+        pays before its first decision (D12) come with the table's next step.
+        """
         actions = self.check_actions(actions)
         B = self.num_envs
         hand_before = self.T[:, K.T_HAND_INDEX].copy()
-        rewards = np.zeros((B, K.MAX_SEATS), np.int32)
+        rewards = np.empty((B, K.MAX_SEATS), np.int32)
         terminated = np.zeros(B, np.int8)
-        current = np.zeros(B, np.int32)
-        if obs is None:
-            obs = np.zeros((B if observe else 0, OBSERVATION_SIZE), np.float32)
+        final_chips = np.zeros((B, K.MAX_SEATS), np.int32)
+        current = np.empty(B, np.int32)
+        obs = np.empty((B if observe else 1, OBSERVATION_SIZE), np.float32)
         K.step_batch(self.T, self.S, self.A, self.L, self.BONE, self.R, self.MASK, self.num_players, actions,
                      self.auto_forced, self.penalty, self.hands_per_episode, self.first_hand_rule,
-                     self.starting_chips, rewards, terminated, current, obs, observe, self.chip_scale)
+                     self.starting_chips, rewards, terminated, final_chips, current, obs, observe,
+                     self.chip_scale, autoreset)
         self._record(actions, terminated, hand_before)
-        return rewards, terminated.astype(bool), current, obs
+        return rewards, terminated.astype(bool), final_chips, current, (obs if observe else None)
 
     def _record(self, actions, terminated, hand_before) -> None:
         new_hand = terminated.astype(bool) | (self.T[:, K.T_HAND_INDEX] != hand_before)

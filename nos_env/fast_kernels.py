@@ -957,14 +957,17 @@ def reset_batch(T, S, A, L, BONE, R, MASK, n, hands, first_rule, chips, auto, ta
     for b in tables:
         new_episode(T, S, A, L, BONE, R, b, n, hands, first_rule, chips)
         settle(T, S, A, L, BONE, R, MASK, b, n, auto)
+        for s in range(n):
+            S[b, s, S_PENDING] = S[b, s, S_CHIPS] - S[b, s, S_CHIPS_EPISODE]
 
 
 @njit(cache=True)
 def step_batch(T, S, A, L, BONE, R, MASK, n, actions, auto, penalty, hands, first_rule, chips,
-               rewards, terminated, current, obs, observe, chip_scale):
+               rewards, terminated, final_chips, current, obs, observe, chip_scale, autoreset):
     """One action per table. Rewards are chip changes; a finished episode is reported in
-    ``terminated`` with its final rewards, then the table starts its next episode, whose
-    own opening payments (a D12 forced set) wait in S_PENDING for the next step."""
+    ``terminated`` with its final rewards and chips, then (with ``autoreset``) the table
+    starts its next episode, whose own opening payments (a D12 forced set) wait in
+    S_PENDING for the table's next step."""
     B = T.shape[0]
     for b in range(B):
         for s in range(MAX_SEATS):
@@ -983,14 +986,20 @@ def step_batch(T, S, A, L, BONE, R, MASK, n, actions, auto, penalty, hands, firs
             rewards[b, s] = S[b, s, S_CHIPS] - rewards[b, s] + S[b, s, S_PENDING]
             S[b, s, S_PENDING] = 0
         terminated[b] = T[b, T_DONE]
-        if T[b, T_DONE]:
+        if T[b, T_DONE] and autoreset:
+            for s in range(MAX_SEATS):
+                final_chips[b, s] = S[b, s, S_CHIPS]
             new_episode(T, S, A, L, BONE, R, b, n, hands, first_rule, chips)
             settle(T, S, A, L, BONE, R, MASK, b, n, auto)
             for s in range(n):
                 S[b, s, S_PENDING] = S[b, s, S_CHIPS] - S[b, s, S_CHIPS_EPISODE]
         current[b] = T[b, T_TO_MOVE]
         if observe:
-            encode(T, S, A, L, b, n, current[b], obs[b], chip_scale)
+            if current[b] >= 0:
+                encode(T, S, A, L, b, n, current[b], obs[b], chip_scale)
+            else:  # a finished table without autoreset: nobody is to move
+                for i in range(obs.shape[1]):
+                    obs[b, i] = 0.0
 
 
 @njit(cache=True)

