@@ -41,3 +41,16 @@ def accepted_tiles(hand: Hand, arm_name: str) -> set[str]:
 @pytest.fixture
 def vector():
     return load_vector
+
+
+@pytest.fixture(scope="session", autouse=True)
+def warm_fast_kernels():
+    """Compile (or load from numba's cache) the fast engine's kernels once per session."""
+    import numpy as np
+
+    from nos_env.fast_engine import FastTables
+
+    tables = FastTables(1, 4, seed=0)
+    tables.reset_tables()
+    tables.step(np.array([int(np.flatnonzero(tables.MASK[0])[0])]))
+    tables.observe(np.zeros(1, np.int64))

@@ -1,0 +1,265 @@
+"""The fast engine plays exactly the reference engine's games; the vector API works as documented."""
+
+import json
+
+import numpy as np
+import pytest
+
+import nos_env
+from conftest import GOLDEN, VECTORS, load_vector
+from nos_env import fast_kernels as K
+from nos_env.deal import Deal
+from nos_env.differential import run
+from nos_env.encoding import NUM_ACTIONS, OBSERVATION_SIZE, action_to_index, encode_observation, legal_mask
+from nos_env.engine import IllegalActionError, Options
+from nos_env.fast_engine import FastTables
+from nos_env.record import start_from_record
+from nos_env.rng import SplitMix64, seed_state
+
+COUNTS = [3, 4, 5]
+
+
+# ------------------------------------------------------------ differential
+@pytest.mark.parametrize("n", COUNTS)
+def test_differential_random_hands(n):
+    """Masks, observations, rewards and ends agree at every step (1,600 hands per count)."""
+    result = run(n, 1600, seed=100 + n)
+    assert result["hands"] == 1600
+
+
+@pytest.mark.parametrize("n", COUNTS)
+def test_differential_every_announcement(n):
+    """Each of the 76 announcements forced through scripted deals, twice, every seat observed."""
+    result = run(n, 152, seed=200 + n, force_announcements=True, all_seats_every=1)
+    assert result["announcements"] == set(range(76))
+
+
+@pytest.mark.parametrize("n", COUNTS)
+def test_differential_with_automatic_forced_decisions(n):
+    result = run(n, 200, seed=300 + n, auto_forced=True)
+    assert result["hands"] == 200
+
+
+def test_the_random_streams_agree():
+    R = np.array([seed_state(12345)], np.uint64)
+    py = SplitMix64(12345)
+    for bound in [28, 27, 5, 3, 2, 1, 1000, 2**31]:
+        for _ in range(50):
+            assert K._below(R, 0, bound) == py.below(bound)
+    assert int(R[0]) == py.state
+
+
+# ----------------------------------------------- records replayed on the fast engine
+def replay_on_fast(record):
+    """Replay a reference hand record's decisions on a fast table; returns the table."""
+    hand = start_from_record(record)
+    tables = FastTables(1, hand.num_players, auto_forced=hand.options.auto_forced,
+                        illegal_action=hand.options.illegal)
+    tables.load_deal(0, hand.deal, hand.on_set, hand.chips_start, hand.first_hand)
+    for text in record["actions"]:
+        index = action_to_index(hand.resolve(text))
+        assert tables.MASK[0, index] == 1 or hand.options.illegal == "penalty", text
+        np.testing.assert_array_equal(tables.MASK[0], legal_mask(hand))
+        hand.step(text)
+        tables.step(np.array([index]), observe=False, autoreset=False)
+        assert [int(c) for c in tables.S[0, : hand.num_players, K.S_CHIPS]] == hand.chips, text
+    return tables, hand
+
+
+@pytest.mark.parametrize("path", sorted(GOLDEN.glob("*.json")), ids=lambda p: p.stem)
+def test_golden_records_replay_on_the_fast_engine(path):
+    record = json.loads(path.read_text())
+    tables, hand = replay_on_fast(record)
+    assert [int(c) for c in tables.S[0, : hand.num_players, K.S_CHIPS]] == record["chips"]
+    assert bool(tables.T[0, K.T_PHASE] == K.P_OVER) == (record["phase"] == "over")
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in VECTORS.glob("*.json")))
+def test_worked_examples_replay_on_the_fast_engine(name):
+    vector = load_vector(name)
+    tables = FastTables(1, vector["num_players"])
+    deal = Deal.from_tiles(vector["hands"], vector["boneyard_top_first"])
+    tables.load_deal(0, deal, vector["on_set"], vector["chips_start"], vector["first_hand"])
+    hand = tables.reference_hand(0)
+    for step in vector["steps"]:
+        if "automatic" in step["action"]:
+            continue
+        assert tables.T[0, K.T_TO_MOVE] == step["seat"]
+        index = action_to_index(hand.resolve(step["action"]))
+        hand.step(step["action"])
+        tables.step(np.array([index]), observe=False, autoreset=False)
+        assert [int(c) for c in tables.S[0, : vector["num_players"], K.S_CHIPS]] == step["chips_after"]
+    assert bool(tables.T[0, K.T_PHASE] == K.P_OVER) == vector["hand_over"]
+
+
+# ---------------------------------------------------------- seeding
+def test_table_b_plays_what_the_env_plays_after_reset_seed_plus_b():
+    venv = nos_env.vector_env(4, num_players=4, seed=500)
+    venv.reset()
+    for b in range(4):
+        env = nos_env.env(num_players=4, backend="reference")
+        env.reset(seed=500 + b)
+        ours, theirs = venv.hand(b), env.unwrapped.hand
+        assert [sorted(h) for h in ours.deal.hands] == [sorted(h) for h in theirs.deal.hands]
+        assert ours.deal.boneyard == theirs.deal.boneyard and ours.on_set == theirs.on_set
+
+
+@pytest.mark.parametrize("n", COUNTS)
+def test_sessions_agree_with_the_reference_environment(n):
+    """hands_per_episode > 1: first-hand rule, the loser sets, D2 ties from the shared stream."""
+    rng = np.random.default_rng(n)
+    for seed in range(4):
+        ref = nos_env.env(num_players=n, hands_per_episode=4, backend="reference")
+        fast = nos_env.env(num_players=n, hands_per_episode=4, backend="fast")
+        ref.reset(seed=seed)
+        fast.reset(seed=seed)
+        for agent in ref.agent_iter():
+            obs, reward, term, trunc, _ = ref.last()
+            fobs, freward, fterm, ftrunc, _ = fast.last()
+            assert agent == fast.agent_selection
+            np.testing.assert_array_equal(obs["observation"], fobs["observation"])
+            np.testing.assert_array_equal(obs["action_mask"], fobs["action_mask"])
+            assert (reward, term) == (freward, fterm)
+            if term or trunc:
+                action = None
+            else:
+                legal = np.flatnonzero(obs["action_mask"])
+                action = int(legal[rng.integers(len(legal))])
+            ref.step(action)
+            fast.step(action)
+        assert ref.unwrapped.chips == fast.unwrapped.chips
+        assert len(ref.unwrapped.backend.session.hands) == 4
+
+
+# ---------------------------------------------------------- vector API
+def test_vector_shapes_and_readonly_masks():
+    venv = nos_env.vector_env(16, num_players=5, seed=0)
+    obs, masks, current = venv.reset()
+    assert obs.shape == (16, OBSERVATION_SIZE) and obs.dtype == np.float32
+    assert masks.shape == (16, NUM_ACTIONS) and masks.dtype == np.int8
+    assert current.shape == (16,) and ((current >= 0) & (current < 5)).all()
+    with pytest.raises(ValueError):
+        masks[0, 0] = 1
+    actions = np.array([np.flatnonzero(m)[0] for m in masks])
+    obs, masks, current, rewards, terminated, infos = venv.step(actions)
+    assert rewards.shape == (16, 5) and terminated.shape == (16,)
+    np.testing.assert_allclose(rewards.sum(axis=1), 0)
+    assert venv.step(np.array([np.flatnonzero(m)[0] for m in masks]), observe=False)[0] is None
+
+
+def test_vector_observations_are_the_reference_observations():
+    venv = nos_env.vector_env(8, num_players=4, seed=9)
+    obs, masks, current = venv.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        for b in range(8):
+            hand = venv.hand(b)
+            np.testing.assert_array_equal(obs[b], encode_observation(hand, int(current[b])))
+            np.testing.assert_array_equal(masks[b], legal_mask(hand))
+        seats = rng.integers(0, 4, 8)
+        any_seat = venv.observe(seats)
+        for b in range(8):
+            np.testing.assert_array_equal(any_seat[b], encode_observation(venv.hand(b), int(seats[b])))
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        obs, masks, current, *_ = venv.step(actions)
+
+
+@pytest.mark.parametrize("auto_forced, hands", [(False, 1), (True, 1), (True, 3)])
+def test_autoreset_never_loses_a_reward(auto_forced, hands):
+    """Per table, the rewards of each episode add up to its chip change (documented auto-reset)."""
+    B, n = 32, 4
+    venv = nos_env.vector_env(B, num_players=n, seed=3, auto_forced=auto_forced, hands_per_episode=hands,
+                              starting_chips=500)
+    obs, masks, current = venv.reset()
+    rng = np.random.default_rng(1)
+    returns = np.zeros((B, n))
+    episodes = 0
+    while episodes < 150:
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        obs, masks, current, rewards, terminated, infos = venv.step(actions)
+        returns += rewards
+        for b in np.flatnonzero(terminated):
+            np.testing.assert_array_equal(returns[b], infos["final_chips"][b] - 500)
+            returns[b] = 0
+            episodes += 1
+        np.testing.assert_allclose(rewards.sum(axis=1), 0)
+
+
+def test_clone_and_restore_replay_identically():
+    venv = nos_env.vector_env(8, num_players=4, seed=4)
+    obs, masks, _ = venv.reset()
+    rng = np.random.default_rng(2)
+    for _ in range(10):
+        obs, masks, *_ = venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+    snapshot = venv.clone()
+    plan = []
+    first = []
+    m = np.array(masks)
+    for _ in range(40):
+        actions = np.array([rng.choice(np.flatnonzero(row)) for row in m])
+        plan.append(actions)
+        out = venv.step(actions)
+        first.append((out[0].copy(), out[3].copy(), out[4].copy()))
+        m = np.array(out[1])
+    venv.restore(snapshot)
+    for actions, (o, r, t) in zip(plan, first):
+        out = venv.step(actions)
+        np.testing.assert_array_equal(out[0], o)
+        np.testing.assert_array_equal(out[3], r)
+        np.testing.assert_array_equal(out[4], t)
+
+
+def test_clone_and_restore_a_single_table():
+    venv = nos_env.vector_env(4, num_players=3, seed=5)
+    obs, masks, current = venv.reset()
+    saved = venv.clone_table(2)
+    saved_obs = venv.observe(current)[2].copy()
+    saved_legal = venv.hand(2).legal_action_texts()
+    rng = np.random.default_rng(3)
+    for _ in range(15):
+        obs, masks, current, *_ = venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+    venv.restore_table(0, saved)  # table 2's position, now also at table 0
+    seat = int(venv.current_player[0])
+    np.testing.assert_array_equal(venv.observe(np.full(4, seat))[0], saved_obs)
+    assert venv.hand(0).legal_action_texts() == saved_legal
+    np.testing.assert_array_equal(venv.masks[0], venv.clone_table(0)["MASK"])
+
+
+def test_vector_bad_input():
+    with pytest.raises(ValueError, match="num_envs"):
+        nos_env.vector_env(0)
+    with pytest.raises(ValueError, match="3, 4 or 5"):
+        nos_env.vector_env(4, num_players=6)
+    with pytest.raises(ValueError, match="illegal_action"):
+        nos_env.vector_env(4, illegal_action="skip")
+    venv = nos_env.vector_env(4, seed=1)
+    with pytest.raises(RuntimeError, match="reset"):
+        venv.step(np.zeros(4, np.int64))
+    obs, masks, _ = venv.reset()
+    with pytest.raises(ValueError, match="shape"):
+        venv.step(np.zeros(3, np.int64))
+    with pytest.raises(ValueError, match="outside"):
+        venv.step(np.full(4, NUM_ACTIONS))
+    bad = np.array([np.flatnonzero(m == 0)[0] for m in masks])
+    before = venv.clone()
+    with pytest.raises(IllegalActionError, match="table 0"):
+        venv.step(bad)
+    after = venv.clone()
+    for key in ("T", "S", "MASK"):
+        np.testing.assert_array_equal(before[key], after[key])  # D16: nothing changed
+
+
+def test_vector_penalty_option():
+    venv = nos_env.vector_env(2, seed=1, illegal_action="penalty")
+    obs, masks, current = venv.reset()
+    bad = np.array([np.flatnonzero(m == 0)[0] for m in masks])
+    obs, masks2, current2, rewards, terminated, _ = venv.step(bad)
+    for b in range(2):
+        seat = current[b]
+        assert rewards[b, seat] == -120 and all(rewards[b, s] == 40 for s in range(4) if s != seat)
+    np.testing.assert_array_equal(current2, current)
+
+
+def test_memory_of_a_4096_batch_is_small():
+    tables = FastTables(4096, 4, seed=0)
+    assert tables.nbytes < 64 * 2**20
