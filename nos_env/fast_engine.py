@@ -23,7 +23,9 @@ from .engine import DEFAULT_CHIPS, Hand, Options
 from .rng import seed_state
 from .tiles import ALL_TILES, TILE_INDEX
 
-ARRAYS = ("T", "S", "A", "L", "BONE", "R", "MASK")
+ARRAYS = ("T", "S", "A", "L", "BONE", "R", "MASK", "H")
+#: Batches at least this large step on every core; smaller ones avoid the threads' start-up cost.
+PARALLEL_FROM = 256
 
 
 class FastTables:
@@ -65,7 +67,12 @@ class FastTables:
         self.R = np.zeros(B, np.uint64)
         self.MASK = np.zeros((B, NUM_ACTIONS), np.int8)
         # Decisions of each table's current hand, for rebuilding it in the reference engine.
-        self.history: list[list[int]] = [[] for _ in range(B)]
+        self.H = np.zeros((B, K.MAX_HISTORY), np.int16)
+        self._step = K.step_batch_parallel if B >= PARALLEL_FROM else K.step_batch
+        self._observe = K.observe_batch_parallel if B >= PARALLEL_FROM else K.observe_batch
+        self._out = None  # output buffers of step(), made on first use
+        self._obs_out = None
+        self._no_obs = np.empty((1, OBSERVATION_SIZE), np.float32)
         self.seed(seed)
 
     @property
@@ -86,8 +93,6 @@ class FastTables:
         tables = np.asarray(tables, np.int64)
         K.reset_batch(self.T, self.S, self.A, self.L, self.BONE, self.R, self.MASK, self.num_players,
                       self.hands_per_episode, self.first_hand_rule, self.starting_chips, self.auto_forced, tables)
-        for b in tables:
-            self.history[b] = []
 
     def load_deal(self, b: int, deal: Deal, on_set: int | None = None, chips: list[int] | None = None,
                   first_hand: bool = False) -> None:
@@ -116,7 +121,6 @@ class FastTables:
         K.start_hand(self.T, self.S, self.A, self.L, b, n, probe.on_set, int(first_hand))
         K.settle(self.T, self.S, self.A, self.L, self.BONE, self.R, self.MASK, b, n, self.auto_forced)
         self.S[b, :n, K.S_PENDING] = self.S[b, :n, K.S_CHIPS] - self.S[b, :n, K.S_CHIPS_EPISODE]
-        self.history[b] = []
 
     def check_actions(self, actions: np.ndarray) -> np.ndarray:
         actions = np.asarray(actions)
@@ -129,11 +133,10 @@ class FastTables:
             raise ValueError(f"action {actions[bad]} of table {bad} is outside 0..{NUM_ACTIONS - 1}")
         actions = actions.astype(np.int64)
         if not self.penalty:
-            legal = self.MASK[np.arange(self.num_envs), actions]
-            if not legal.all():
+            b = K.first_illegal(self.MASK, actions)
+            if b >= 0:
                 from .engine import IllegalActionError
 
-                b = int(np.flatnonzero(legal == 0)[0])
                 hand = self.reference_hand(b)
                 text = f"{int(actions[b])} ({index_to_action(int(actions[b]), hand)}) at table {b}"
                 raise IllegalActionError(text, hand.legal_action_texts(), hand.to_move, hand.phase)
@@ -147,29 +150,24 @@ class FastTables:
         its next episode at once: ``current`` and ``obs`` then belong to the new one,
         ``final_chips`` holds the finished episode's chips, and chips the new episode
         pays before its first decision (D12) come with the table's next step.
+
+        The returned arrays are buffers reused by the next call (writing a fresh
+        17 MB observation batch every step costs more than stepping): copy what you keep.
         """
         actions = self.check_actions(actions)
         B = self.num_envs
-        hand_before = self.T[:, K.T_HAND_INDEX].copy()
-        rewards = np.empty((B, K.MAX_SEATS), np.int32)
-        terminated = np.zeros(B, np.int8)
-        final_chips = np.zeros((B, K.MAX_SEATS), np.int32)
-        current = np.empty(B, np.int32)
-        obs = np.empty((B if observe else 1, OBSERVATION_SIZE), np.float32)
-        K.step_batch(self.T, self.S, self.A, self.L, self.BONE, self.R, self.MASK, self.num_players, actions,
-                     self.auto_forced, self.penalty, self.hands_per_episode, self.first_hand_rule,
-                     self.starting_chips, rewards, terminated, final_chips, current, obs, observe,
-                     self.chip_scale, autoreset)
-        self._record(actions, terminated, hand_before)
-        return rewards, terminated.astype(bool), final_chips, current, (obs if observe else None)
-
-    def _record(self, actions, terminated, hand_before) -> None:
-        new_hand = terminated.astype(bool) | (self.T[:, K.T_HAND_INDEX] != hand_before)
-        for b in range(self.num_envs):
-            if new_hand[b]:
-                self.history[b] = []
-            else:
-                self.history[b].append(int(actions[b]))
+        if self._out is None:
+            self._out = (np.empty((B, K.MAX_SEATS), np.int32), np.zeros(B, np.int8),
+                         np.zeros((B, K.MAX_SEATS), np.int32), np.empty(B, np.int32))
+        if observe and self._obs_out is None:
+            self._obs_out = np.empty((B, OBSERVATION_SIZE), np.float32)
+        rewards, terminated, final_chips, current = self._out
+        obs = self._obs_out if observe else self._no_obs
+        self._step(self.T, self.S, self.A, self.L, self.BONE, self.R, self.MASK, self.H, self.num_players,
+                   actions, self.auto_forced, self.penalty, self.hands_per_episode, self.first_hand_rule,
+                   self.starting_chips, rewards, terminated, final_chips, current, obs, observe,
+                   self.chip_scale, autoreset)
+        return rewards, terminated.view(np.bool_), final_chips, current, (obs if observe else None)
 
     def observe(self, seats, obs: np.ndarray | None = None) -> np.ndarray:
         seats = np.asarray(seats, np.int64)
@@ -177,7 +175,7 @@ class FastTables:
             raise ValueError(f"seats must be {self.num_envs} seat numbers 0..{self.num_players - 1}")
         if obs is None:
             obs = np.zeros((self.num_envs, OBSERVATION_SIZE), np.float32)
-        K.observe_batch(self.T, self.S, self.A, self.L, self.num_players, seats, obs, self.chip_scale)
+        self._observe(self.T, self.S, self.A, self.L, self.num_players, seats, obs, self.chip_scale)
         return obs
 
     # ----------------------------------------------------------- inspection
@@ -201,32 +199,40 @@ class FastTables:
         hand = Hand(self.deal_of(b), on_set=int(self.T[b, K.T_ON_SET]),
                     chips=[int(c) for c in self.S[b, :n, K.S_CHIPS_HAND]],
                     first_hand=bool(self.T[b, K.T_FIRST_HAND]), options=self.engine_options)
-        for a in self.history[b]:
-            hand.step(index_to_action(a, hand))
+        count = int(self.T[b, K.T_NHIST])
+        if count > K.MAX_HISTORY:
+            raise RuntimeError(f"table {b}'s hand has {count} decisions, more than the {K.MAX_HISTORY} kept")
+        for a in self.H[b, :count]:
+            hand.step(index_to_action(int(a), hand))
         return hand
 
     # ------------------------------------------------------- clone / restore
+    def __getstate__(self):  # numba dispatchers are module globals: pickle by name
+        state = dict(self.__dict__)
+        state["_step"] = state["_step"].__name__
+        state["_observe"] = state["_observe"].__name__
+        return state
+
+    def __setstate__(self, state):
+        state["_step"] = getattr(K, state["_step"])
+        state["_observe"] = getattr(K, state["_observe"])
+        self.__dict__.update(state)
+
     def clone(self) -> dict:
         """A snapshot of every table (arrays copied), for search."""
-        snap = {name: getattr(self, name).copy() for name in ARRAYS}
-        snap["history"] = [list(h) for h in self.history]
-        return snap
+        return {name: getattr(self, name).copy() for name in ARRAYS}
 
     def restore(self, snapshot: dict) -> None:
         for name in ARRAYS:
             getattr(self, name)[...] = snapshot[name]
-        self.history = [list(h) for h in snapshot["history"]]
 
     def clone_table(self, b: int) -> dict:
-        snap = {name: getattr(self, name)[b].copy() for name in ARRAYS}
-        snap["history"] = list(self.history[b])
-        return snap
+        return {name: getattr(self, name)[b].copy() for name in ARRAYS}
 
     def restore_table(self, b: int, snapshot: dict) -> None:
         """Put a single-table snapshot (from any table of a batch of the same shape) into table ``b``."""
         for name in ARRAYS:
             getattr(self, name)[b] = snapshot[name]
-        self.history[b] = list(snapshot["history"])
 
     @property
     def nbytes(self) -> int:

@@ -16,13 +16,14 @@ State of table b (all int32 unless noted):
   its arm (4: the set tile), whether it was placed at once;
 - ``BONE[b, i]`` (int8): the boneyard order, read from ``T_BONE_TOP``;
 - ``R[b]`` (uint64): the table's SplitMix64 state (``rng.py``);
-- ``MASK[b, a]`` (int8): the legal actions of the seat to move.
+- ``MASK[b, a]`` (int8): the legal actions of the seat to move;
+- ``H[b, i]`` (int16): the decisions of the current hand (``T_NHIST`` of them).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from .encoding import (
     ANNOUNCE0,
@@ -101,8 +102,11 @@ for _i, _a in enumerate(ALL_ANNOUNCEMENTS):
 # State columns.
 (T_PHASE, T_TO_MOVE, T_ON_SET, T_FIRST_HAND, T_SET_TILE, T_SET_DRAWN, T_ANN, T_BONE_TOP, T_BONE_END,
  T_PREV_TILE, T_PREV_SEAT, T_PREV_OUT, T_PASSES, T_NOS, T_END, T_QPOS, T_HANDS_LEFT, T_HAND_INDEX,
- T_DONE) = range(19)
-NUM_T = 19
+ T_DONE, T_PLACED, T_NHIST) = range(21)
+NUM_T = 21
+#: Decisions kept per hand (for rebuilding it in the reference engine); a hand has
+#: at most about 180 without penalties. T_NHIST beyond it marks an overflow.
+MAX_HISTORY = 256
 (S_HAND, S_DEALT, S_DECLARED, S_OUT, S_NWAITS, S_WAIT0, S_WAIT1, S_PASSED_ON, S_DREW_ON,
  S_PASSED_TILES, S_DREW_TILES, S_CHIPS, S_CHIPS_HAND, S_CHIPS_EPISODE, S_COUNT, S_PENDING) = range(16)
 NUM_S = 16
@@ -131,6 +135,35 @@ O_CLAIM_ARM, O_CLAIM_SEAT, O_BONE, O_BONE_DRAW = (_O["claim_arm"], _O["claim_sea
 N_NEEDS = len(NEEDS)
 NEED_MATCHING, NEED_CROSS, NEED_COMP_DOUBLE, NEED_DOUBLE_OR_MAT, NEED_MATADOR, NEED_BLANK, NEED_NOTHING = range(7)
 assert NEEDS[NEED_BLANK] == "blank" and NEEDS[NEED_NOTHING] == "nothing_yet"
+
+# What an arm accepts, by "arm code": 0..13 matching by rule r at open e (r*7+e), 14..27 the
+# compulsory tile (14+r*7+e), 28 a triangle matador, 29 game 16's blank on T3. ACCEPT is the
+# 28-bit set of tiles, SIDES[code, tile] the outward choices as bits (1: lower number out, 2: higher).
+CODE_COMPULSORY, CODE_TRIANGLE, CODE_BLANK, NUM_CODES = 14, 28, 29, 30
+SIDES = np.zeros((NUM_CODES, 28), np.int64)
+ACCEPT = np.zeros(NUM_CODES, np.int64)
+
+
+def _side_bits(tile, outs):
+    return sum(1 << (0 if o == tile[0] else 1) for o in outs)
+
+
+def _build_accept_tables():
+    from .layout import compulsory_fits, fits
+
+    for r, rule in enumerate(("ordinary", "matador")):
+        for e in range(7):
+            for i, tile in enumerate(ALL_TILES):
+                SIDES[r * 7 + e, i] = _side_bits(tile, fits(rule, tile, e))
+                SIDES[CODE_COMPULSORY + r * 7 + e, i] = _side_bits(tile, compulsory_fits(rule, tile, e))
+    for i, tile in enumerate(ALL_TILES):
+        SIDES[CODE_TRIANGLE, i] = 3 if tile in TRIANGLE_MATADORS else 0
+        SIDES[CODE_BLANK, i] = _side_bits(tile, [tile[1]]) if tile[0] == 0 else 0
+    for code in range(NUM_CODES):
+        ACCEPT[code] = sum(1 << i for i in range(28) if SIDES[code, i])
+
+
+_build_accept_tables()
 
 U_GAMMA = np.uint64(GAMMA)
 U_M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -215,76 +248,57 @@ def _locked(T, A, b, arm):
     return False
 
 
-# Outward choices as bits: 1 = the tile's lower number faces out (side 0), 2 = the higher (side 1).
 @njit(cache=True)
-def _fits(rule, t, e):
-    a = TA[t]
-    bb = TB[t]
-    if rule == ORD:
-        if a == bb:
-            return 1 if a == e else 0
-        if a == e:
-            return 2
-        if bb == e:
-            return 1
-        return 0
-    if IS_MATADOR[t]:
-        return 1 if a == bb else 3
-    if a == bb:
-        return 1 if a + e == 7 else 0
-    if a + e == 7:
-        return 2
-    if bb + e == 7:
-        return 1
-    return 0
-
-
-@njit(cache=True)
-def _compulsory_fits(rule, t, e):
-    if rule == ORD:
-        return 1 if (TA[t] == e and TB[t] == e) else 0
-    if IS_MATADOR[t]:
-        return 1 if TA[t] == TB[t] else 3
-    need = 7 - e
-    return 1 if (TA[t] == need and TB[t] == need) else 0
-
-
-@njit(cache=True)
-def _after_opening(T, A, b, arm, t, e):
-    ann = T[b, T_ANN]
-    rule = SPEC[ann, SP_LATER + arm]
-    if SPEC[ann, SP_COMP] and A[b, arm, A_COUNT] == 1:
-        return _compulsory_fits(rule, t, e)
-    return _fits(rule, t, e)
-
-
-@njit(cache=True)
-def _outs(T, A, b, arm, t, ignore_locks):
-    """Layout.outs: the outward choices of tile t on arm now, as bits."""
+def _arm_code(T, A, b, arm, ignore_locks):
+    """Layout.outs, per arm: which ACCEPT/SIDES row applies now (-1: the arm takes nothing)."""
     if not ignore_locks and _locked(T, A, b, arm):
-        return 0
+        return -1
     ann = T[b, T_ANN]
     kind = SPEC[ann, SP_KIND]
     cells = A[b, arm, A_COUNT]
     e = A[b, arm, A_OPEN]
     if kind == LINE:
-        return _fits(_rule_in_force(T, A, b, arm), t, e)
+        return _rule_in_force(T, A, b, arm) * 7 + e
     if kind == CROSS:
         if not (A[b, 0, A_COUNT] > 0 and A[b, 1, A_COUNT] > 0 and A[b, 2, A_COUNT] > 0 and A[b, 3, A_COUNT] > 0):
-            return 0 if cells else _fits(SPEC[ann, SP_OPEN + arm], t, e)
-        return _after_opening(T, A, b, arm, t, e)
+            return -1 if cells else SPEC[ann, SP_OPEN + arm] * 7 + e
+        return _after_opening_code(T, A, b, arm, e)
     if not (A[b, 0, A_COUNT] > 0 and A[b, 1, A_COUNT] > 0 and A[b, 2, A_COUNT] > 0):
-        if arm < 3 and cells == 0 and IS_TRIANGLE[t]:
-            return 3
-        return 0
+        return CODE_TRIANGLE if (arm < 3 and cells == 0) else -1
     t3 = SPEC[ann, SP_T3]
     if t3 and A[b, 3, A_COUNT] == 0:
-        if arm == 3 and TA[t] == 0:
-            return 2 if TB[t] != 0 else 1
-        return 0
+        return CODE_BLANK if arm == 3 else -1
     if arm == 3 and not t3:
-        return 0
-    return _after_opening(T, A, b, arm, t, e)
+        return -1
+    return _after_opening_code(T, A, b, arm, e)
+
+
+@njit(cache=True)
+def _after_opening_code(T, A, b, arm, e):
+    ann = T[b, T_ANN]
+    rule = SPEC[ann, SP_LATER + arm]
+    if SPEC[ann, SP_COMP] and A[b, arm, A_COUNT] == 1:
+        return CODE_COMPULSORY + rule * 7 + e
+    return rule * 7 + e
+
+
+@njit(cache=True)
+def _outs(T, A, b, arm, t, ignore_locks):
+    """Layout.outs: the outward choices of tile t on arm now, as bits."""
+    code = _arm_code(T, A, b, arm, ignore_locks)
+    return 0 if code < 0 else SIDES[code, t]
+
+
+@njit(cache=True)
+def _accepted_anywhere(T, A, b):
+    """The tiles some arm accepts now (locks included), as a 28-bit set."""
+    narms = SPEC[T[b, T_ANN], SP_NARMS]
+    tiles = 0
+    for arm in range(narms):
+        code = _arm_code(T, A, b, arm, False)
+        if code >= 0:
+            tiles |= ACCEPT[code]
+    return tiles
 
 
 @njit(cache=True)
@@ -367,12 +381,12 @@ def _play_index(t, arm, side, close):
 @njit(cache=True)
 def _has_immediate(T, S, A, b, seat):
     narms = SPEC[T[b, T_ANN], SP_NARMS]
-    hand = S[b, seat, S_HAND] & DOUBLES_MASK
-    for t in range(NT):
-        if (hand >> t) & 1:
-            for arm in range(narms):
-                if A[b, arm, A_COUNT] == 0 and _outs(T, A, b, arm, t, True):
-                    return True
+    doubles = S[b, seat, S_HAND] & DOUBLES_MASK
+    for arm in range(narms):
+        if A[b, arm, A_COUNT] == 0:
+            code = _arm_code(T, A, b, arm, True)
+            if code >= 0 and (ACCEPT[code] & doubles) != 0:
+                return True
     return False
 
 
@@ -418,12 +432,16 @@ def compute_mask(T, S, A, MASK, b, n):
     narms = SPEC[T[b, T_ANN], SP_NARMS]
     hand = S[b, seat, S_HAND]
     if phase == P_IMMEDIATE:
-        for t in range(NT):
-            if (hand >> t) & 1 and IS_DOUBLE[t]:
-                for arm in range(narms):
-                    if A[b, arm, A_COUNT] == 0 and _outs(T, A, b, arm, t, True):
-                        MASK[b, _play_index(t, arm, 0, 0)] = 1
-                        count += 1
+        doubles = hand & DOUBLES_MASK
+        for arm in range(narms):
+            if A[b, arm, A_COUNT] == 0:
+                code = _arm_code(T, A, b, arm, True)
+                if code >= 0:
+                    fit = ACCEPT[code] & doubles
+                    for t in range(NT):
+                        if (fit >> t) & 1:
+                            MASK[b, _play_index(t, arm, 0, 0)] = 1
+                            count += 1
         MASK[b, DECLINE] = 1
         return count + 1
     can_draw = T[b, T_BONE_END] - T[b, T_BONE_TOP] > 2
@@ -431,10 +449,14 @@ def compute_mask(T, S, A, MASK, b, n):
         MASK[b, DRAW] = 1
         count += 1
     plays = 0
-    for t in range(NT):
-        if (hand >> t) & 1:
-            for arm in range(narms):
-                bits = _outs(T, A, b, arm, t, False)
+    for arm in range(narms):
+        code = _arm_code(T, A, b, arm, False)
+        if code < 0:
+            continue
+        fit = ACCEPT[code] & hand
+        for t in range(NT):
+            if (fit >> t) & 1:
+                bits = SIDES[code, t]
                 for side in range(2):
                     if (bits >> side) & 1:
                         MASK[b, _play_index(t, arm, side, 0)] = 1
@@ -486,6 +508,8 @@ def start_hand(T, S, A, L, b, n, on_set, first_hand):
     T[b, T_NOS] = -1
     T[b, T_END] = -1
     T[b, T_QPOS] = 0
+    T[b, T_PLACED] = 0
+    T[b, T_NHIST] = 0
     for s in range(MAX_SEATS):
         for f in (S_DECLARED, S_OUT, S_NWAITS, S_PASSED_ON, S_DREW_ON, S_PASSED_TILES, S_DREW_TILES, S_COUNT):
             S[b, s, f] = 0
@@ -592,6 +616,7 @@ def _goes_out(T, S, b, n, seat):
 
 @njit(cache=True)
 def _place_tile(T, A, L, b, seat, t, arm, out, immediate):
+    T[b, T_PLACED] |= 1 << t
     L[b, t, L_PLACER] = seat
     L[b, t, L_ARM] = arm
     L[b, t, L_IMMEDIATE] = immediate
@@ -604,34 +629,27 @@ def _place_tile(T, A, L, b, seat, t, arm, out, immediate):
 def _public_fits(T, A, L, b):
     """Hand.public_fits: (open numbers as bits, tiles as bits) that fit now."""
     narms = SPEC[T[b, T_ANN], SP_NARMS]
+    unplaced = ~T[b, T_PLACED]
     numbers = 0
     tiles = 0
-    for t in range(NT):
-        if L[b, t, L_PLACER] >= 0:
-            continue
-        for arm in range(narms):
-            if _outs(T, A, b, arm, t, False):
+    for arm in range(narms):
+        code = _arm_code(T, A, b, arm, False)
+        if code >= 0:
+            fit = ACCEPT[code] & unplaced
+            if fit:
                 numbers |= 1 << A[b, arm, A_OPEN]
-                tiles |= 1 << t
+                tiles |= fit
     return numbers, tiles
 
 
 @njit(cache=True)
 def _closing_is_correct(T, S, A, BONE, b, n):
-    narms = SPEC[T[b, T_ANN], SP_NARMS]
+    candidates = 0
     for s in range(n):
-        hand = S[b, s, S_HAND]
-        for t in range(NT):
-            if (hand >> t) & 1:
-                for arm in range(narms):
-                    if _outs(T, A, b, arm, t, False):
-                        return False
+        candidates |= S[b, s, S_HAND]
     for i in range(T[b, T_BONE_TOP], T[b, T_BONE_END] - 2):
-        t = BONE[b, i]
-        for arm in range(narms):
-            if _outs(T, A, b, arm, t, False):
-                return False
-    return True
+        candidates |= 1 << BONE[b, i]
+    return (_accepted_anywhere(T, A, b) & candidates) == 0
 
 
 @njit(cache=True)
@@ -723,6 +741,7 @@ def apply_action(T, S, A, L, BONE, b, n, action):
         t = action - SET0
         S[b, seat, S_HAND] &= ~(1 << t)
         T[b, T_SET_TILE] = t
+        T[b, T_PLACED] = 1 << t
         L[b, t, L_PLACER] = seat
         L[b, t, L_ARM] = MAX_ARMS
         T[b, T_PREV_TILE] = t  # the set tile counts as the setter's turn (section 8)
@@ -953,56 +972,111 @@ def encode(T, S, A, L, b, n, seat, obs, chip_scale):
 
 # ------------------------------------------------------------- batch entry points
 @njit(cache=True)
-def reset_batch(T, S, A, L, BONE, R, MASK, n, hands, first_rule, chips, auto, tables):
-    for b in tables:
-        new_episode(T, S, A, L, BONE, R, b, n, hands, first_rule, chips)
-        settle(T, S, A, L, BONE, R, MASK, b, n, auto)
-        for s in range(n):
-            S[b, s, S_PENDING] = S[b, s, S_CHIPS] - S[b, s, S_CHIPS_EPISODE]
+def _reset_one(T, S, A, L, BONE, R, MASK, b, n, hands, first_rule, chips, auto):
+    new_episode(T, S, A, L, BONE, R, b, n, hands, first_rule, chips)
+    settle(T, S, A, L, BONE, R, MASK, b, n, auto)
+    for s in range(n):
+        S[b, s, S_PENDING] = S[b, s, S_CHIPS] - S[b, s, S_CHIPS_EPISODE]
 
 
 @njit(cache=True)
-def step_batch(T, S, A, L, BONE, R, MASK, n, actions, auto, penalty, hands, first_rule, chips,
+def reset_batch(T, S, A, L, BONE, R, MASK, n, hands, first_rule, chips, auto, tables):
+    for i in range(tables.shape[0]):
+        _reset_one(T, S, A, L, BONE, R, MASK, tables[i], n, hands, first_rule, chips, auto)
+
+
+@njit(cache=True)
+def first_illegal(MASK, actions):
+    """The first table whose action is not legal, or -1."""
+    for b in range(MASK.shape[0]):
+        if MASK[b, actions[b]] == 0:
+            return b
+    return -1
+
+
+@njit(cache=True)
+def _step_one(T, S, A, L, BONE, R, MASK, H, b, n, a, auto, penalty, hands, first_rule, chips,
+              rewards, terminated, final_chips, current, obs, observe, chip_scale, autoreset):
+    for s in range(MAX_SEATS):
+        rewards[b, s] = S[b, s, S_CHIPS]
+    hand_index = T[b, T_HAND_INDEX]
+    if MASK[b, a] == 0:
+        if penalty:  # D16 penalty option: 40 to every other player, the same seat again
+            seat = T[b, T_TO_MOVE]
+            for s in range(n):
+                if s != seat:
+                    _pay(S, b, seat, s, PENALTY_PAYMENT)
+    else:
+        apply_action(T, S, A, L, BONE, b, n, a)
+        settle(T, S, A, L, BONE, R, MASK, b, n, auto)
+    for s in range(MAX_SEATS):
+        rewards[b, s] = S[b, s, S_CHIPS] - rewards[b, s] + S[b, s, S_PENDING]
+        S[b, s, S_PENDING] = 0
+    # The decision joins the hand's history unless it ended the hand (a new one starts empty).
+    if T[b, T_HAND_INDEX] == hand_index and not T[b, T_DONE]:
+        k = T[b, T_NHIST]
+        if k < MAX_HISTORY:
+            H[b, k] = a
+        T[b, T_NHIST] = k + 1
+    terminated[b] = T[b, T_DONE]
+    if T[b, T_DONE] and autoreset:
+        for s in range(MAX_SEATS):
+            final_chips[b, s] = S[b, s, S_CHIPS]
+        _reset_one(T, S, A, L, BONE, R, MASK, b, n, hands, first_rule, chips, auto)
+    current[b] = T[b, T_TO_MOVE]
+    if observe:
+        if current[b] >= 0:
+            encode(T, S, A, L, b, n, current[b], obs[b], chip_scale)
+        else:  # a finished table without autoreset: nobody is to move
+            for i in range(obs.shape[1]):
+                obs[b, i] = 0.0
+
+
+@njit(cache=True)
+def step_batch(T, S, A, L, BONE, R, MASK, H, n, actions, auto, penalty, hands, first_rule, chips,
                rewards, terminated, final_chips, current, obs, observe, chip_scale, autoreset):
-    """One action per table. Rewards are chip changes; a finished episode is reported in
-    ``terminated`` with its final rewards and chips, then (with ``autoreset``) the table
+    """One action per table (serial). Rewards are chip changes; a finished episode is reported
+    in ``terminated`` with its final rewards and chips, then (with ``autoreset``) the table
     starts its next episode, whose own opening payments (a D12 forced set) wait in
     S_PENDING for the table's next step."""
-    B = T.shape[0]
-    for b in range(B):
-        for s in range(MAX_SEATS):
-            rewards[b, s] = S[b, s, S_CHIPS] + 0
-        a = actions[b]
-        if MASK[b, a] == 0:
-            if penalty:  # D16 penalty option: 40 to every other player, the same seat again
-                seat = T[b, T_TO_MOVE]
-                for s in range(n):
-                    if s != seat:
-                        _pay(S, b, seat, s, PENALTY_PAYMENT)
-        else:
-            apply_action(T, S, A, L, BONE, b, n, a)
-            settle(T, S, A, L, BONE, R, MASK, b, n, auto)
-        for s in range(MAX_SEATS):
-            rewards[b, s] = S[b, s, S_CHIPS] - rewards[b, s] + S[b, s, S_PENDING]
-            S[b, s, S_PENDING] = 0
-        terminated[b] = T[b, T_DONE]
-        if T[b, T_DONE] and autoreset:
-            for s in range(MAX_SEATS):
-                final_chips[b, s] = S[b, s, S_CHIPS]
-            new_episode(T, S, A, L, BONE, R, b, n, hands, first_rule, chips)
-            settle(T, S, A, L, BONE, R, MASK, b, n, auto)
-            for s in range(n):
-                S[b, s, S_PENDING] = S[b, s, S_CHIPS] - S[b, s, S_CHIPS_EPISODE]
-        current[b] = T[b, T_TO_MOVE]
-        if observe:
-            if current[b] >= 0:
-                encode(T, S, A, L, b, n, current[b], obs[b], chip_scale)
-            else:  # a finished table without autoreset: nobody is to move
-                for i in range(obs.shape[1]):
-                    obs[b, i] = 0.0
+    for b in range(T.shape[0]):
+        _step_one(T, S, A, L, BONE, R, MASK, H, b, n, actions[b], auto, penalty, hands, first_rule, chips,
+                  rewards, terminated, final_chips, current, obs, observe, chip_scale, autoreset)
+
+
+@njit(cache=True, parallel=True)
+def step_batch_parallel(T, S, A, L, BONE, R, MASK, H, n, actions, auto, penalty, hands, first_rule, chips,
+                        rewards, terminated, final_chips, current, obs, observe, chip_scale, autoreset):
+    """step_batch over all cores: tables are independent."""
+    for b in prange(T.shape[0]):
+        _step_one(T, S, A, L, BONE, R, MASK, H, b, n, actions[b], auto, penalty, hands, first_rule, chips,
+                  rewards, terminated, final_chips, current, obs, observe, chip_scale, autoreset)
 
 
 @njit(cache=True)
 def observe_batch(T, S, A, L, n, seats, obs, chip_scale):
     for b in range(T.shape[0]):
         encode(T, S, A, L, b, n, seats[b], obs[b], chip_scale)
+
+
+@njit(cache=True, parallel=True)
+def observe_batch_parallel(T, S, A, L, n, seats, obs, chip_scale):
+    for b in prange(T.shape[0]):
+        encode(T, S, A, L, b, n, seats[b], obs[b], chip_scale)
+
+
+# ------------------------------------------------------------- batched random policy
+@njit(cache=True, parallel=True)
+def sample_legal(MASK, R, out):
+    """A uniformly random legal action per table, from the policy's own streams R (uint64 [B])."""
+    for b in prange(MASK.shape[0]):
+        count = 0
+        for i in range(MASK.shape[1]):
+            count += MASK[b, i]
+        k = _below(R, b, count)
+        for i in range(MASK.shape[1]):
+            if MASK[b, i]:
+                if k == 0:
+                    out[b] = i
+                    break
+                k -= 1

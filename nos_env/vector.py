@@ -9,7 +9,9 @@
 Shapes (B tables, D = 1041 observation values, A = 557 actions, n seats):
 
 - ``obs`` float32 [B, D]: the observation of the seat to move at each table,
-  exactly as the AEC environment's (``encoding.py``);
+  exactly as the AEC environment's (``encoding.py``). A new array each step,
+  unless ``copy_observations=False``: then it is a buffer the next step
+  overwrites (faster for large B; copy what you keep);
 - ``masks`` int8 [B, A]: its legal actions. This is a read-only view of the
   engine's state, valid until the next call: copy it to keep it;
 - ``current`` int32 [B]: the seat to move;
@@ -58,6 +60,7 @@ class NosVectorEnv:
         auto_forced: bool = False,
         reward_scale: float = 1.0,
         chip_scale: float = 100.0,
+        copy_observations: bool = True,
     ):
         if not isinstance(reward_scale, (int, float)) or not np.isfinite(reward_scale) or reward_scale <= 0:
             raise ValueError(f"reward_scale must be a positive number, got {reward_scale!r}")
@@ -66,6 +69,7 @@ class NosVectorEnv:
         self.num_envs = self.tables.num_envs
         self.num_players = self.tables.num_players
         self.reward_scale = float(reward_scale)
+        self.copy_observations = bool(copy_observations)
         self._needs_reset = True
 
     # ------------------------------------------------------------------ api
@@ -86,9 +90,12 @@ class NosVectorEnv:
         if self._needs_reset:
             raise RuntimeError("call reset() before step()")
         rewards, terminated, final_chips, current, obs = self.tables.step(actions, observe=observe)
+        if obs is not None and self.copy_observations:
+            obs = obs.copy()
         n = self.num_players
-        infos = {"final_chips": final_chips[:, :n], "hand_index": self.tables.T[:, K.T_HAND_INDEX].copy()}
-        return obs, self.masks, current, rewards[:, :n].astype(np.float32) * self.reward_scale, terminated, infos
+        infos = {"final_chips": final_chips[:, :n].copy(), "hand_index": self.tables.T[:, K.T_HAND_INDEX].copy()}
+        rewards = rewards[:, :n].astype(np.float32) * self.reward_scale
+        return obs, self.masks, current.copy(), rewards, terminated.copy(), infos
 
     @property
     def masks(self) -> np.ndarray:
