@@ -102,8 +102,8 @@ for _i, _a in enumerate(ALL_ANNOUNCEMENTS):
 # State columns.
 (T_PHASE, T_TO_MOVE, T_ON_SET, T_FIRST_HAND, T_SET_TILE, T_SET_DRAWN, T_ANN, T_BONE_TOP, T_BONE_END,
  T_PREV_TILE, T_PREV_SEAT, T_PREV_OUT, T_PASSES, T_NOS, T_END, T_QPOS, T_HANDS_LEFT, T_HAND_INDEX,
- T_DONE, T_PLACED, T_NHIST) = range(21)
-NUM_T = 21
+ T_DONE, T_PLACED, T_NHIST, T_NLEGAL) = range(22)
+NUM_T = 22
 #: Decisions kept per hand (for rebuilding it in the reference engine); a hand has
 #: at most about 180 without penalties. T_NHIST beyond it marks an overflow.
 MAX_HISTORY = 256
@@ -165,6 +165,11 @@ def _build_accept_tables():
 
 _build_accept_tables()
 
+# Position of a single set bit x (x < 2**28) is BIT_AT[x % 37]: 2**k mod 37 differs for k < 36.
+BIT_AT = np.full(37, -1, np.int64)
+for _k in range(28):
+    BIT_AT[(1 << _k) % 37] = _k
+
 U_GAMMA = np.uint64(GAMMA)
 U_M1 = np.uint64(0xBF58476D1CE4E5B9)
 U_M2 = np.uint64(0x94D049BB133111EB)
@@ -220,14 +225,6 @@ def _opening_over(T, A, b):
 
 
 @njit(cache=True)
-def _rule_in_force(T, A, b, arm):
-    ann = T[b, T_ANN]
-    if _opening_over(T, A, b):
-        return SPEC[ann, SP_LATER + arm]
-    return SPEC[ann, SP_OPEN + arm]
-
-
-@njit(cache=True)
 def _locked(T, A, b, arm):
     ann = T[b, T_ANN]
     cond = SPEC[ann, SP_COND]
@@ -251,6 +248,12 @@ def _locked(T, A, b, arm):
 @njit(cache=True)
 def _arm_code(T, A, b, arm, ignore_locks):
     """Layout.outs, per arm: which ACCEPT/SIDES row applies now (-1: the arm takes nothing)."""
+    return _arm_code_at(T, A, b, arm, ignore_locks, _opening_over(T, A, b))
+
+
+@njit(cache=True)
+def _arm_code_at(T, A, b, arm, ignore_locks, over):
+    """_arm_code with the layout's opening_over() already known (it is the same for every arm)."""
     if not ignore_locks and _locked(T, A, b, arm):
         return -1
     ann = T[b, T_ANN]
@@ -258,7 +261,7 @@ def _arm_code(T, A, b, arm, ignore_locks):
     cells = A[b, arm, A_COUNT]
     e = A[b, arm, A_OPEN]
     if kind == LINE:
-        return _rule_in_force(T, A, b, arm) * 7 + e
+        return (SPEC[ann, SP_LATER + arm] if over else SPEC[ann, SP_OPEN + arm]) * 7 + e
     if kind == CROSS:
         if not (A[b, 0, A_COUNT] > 0 and A[b, 1, A_COUNT] > 0 and A[b, 2, A_COUNT] > 0 and A[b, 3, A_COUNT] > 0):
             return -1 if cells else SPEC[ann, SP_OPEN + arm] * 7 + e
@@ -293,18 +296,19 @@ def _outs(T, A, b, arm, t, ignore_locks):
 def _accepted_anywhere(T, A, b):
     """The tiles some arm accepts now (locks included), as a 28-bit set."""
     narms = SPEC[T[b, T_ANN], SP_NARMS]
+    over = _opening_over(T, A, b)
     tiles = 0
     for arm in range(narms):
-        code = _arm_code(T, A, b, arm, False)
+        code = _arm_code_at(T, A, b, arm, False, over)
         if code >= 0:
             tiles |= ACCEPT[code]
     return tiles
 
 
 @njit(cache=True)
-def _is_dead(T, A, L, b, arm):
+def _is_dead(T, A, L, b, arm, over):
     ann = T[b, T_ANN]
-    if not SPEC[ann, SP_COMP] or A[b, arm, A_COUNT] != 1 or not _opening_over(T, A, b):
+    if not SPEC[ann, SP_COMP] or A[b, arm, A_COUNT] != 1 or not over:
         return False
     if SPEC[ann, SP_KIND] == TRIANGLE and arm == 3:
         return False
@@ -315,18 +319,15 @@ def _is_dead(T, A, L, b, arm):
     gone = need > 6 or L[b, DOUBLE_OF[need], L_PLACER] >= 0
     if not gone:
         return False
-    for t in range(NT):
-        if IS_MATADOR[t] and L[b, t, L_PLACER] < 0:
-            return False
-    return True
+    return (T[b, T_PLACED] & MATADORS_MASK) == MATADORS_MASK
 
 
 @njit(cache=True)
-def _arm_needs(T, A, b, arm):
+def _arm_needs(T, A, b, arm, over):
     ann = T[b, T_ANN]
     kind = SPEC[ann, SP_KIND]
     cells = A[b, arm, A_COUNT]
-    if kind == CROSS and not _opening_over(T, A, b):
+    if kind == CROSS and not over:
         return NEED_NOTHING if cells else NEED_CROSS
     if kind == TRIANGLE:
         t3 = SPEC[ann, SP_T3]
@@ -339,7 +340,7 @@ def _arm_needs(T, A, b, arm):
                 return NEED_BLANK
         elif t3 and A[b, 3, A_COUNT] == 0:
             return NEED_NOTHING
-    rule = _rule_in_force(T, A, b, arm)
+    rule = SPEC[ann, SP_LATER + arm] if over else SPEC[ann, SP_OPEN + arm]
     if SPEC[ann, SP_COMP] and cells == 1 and kind != LINE:
         return NEED_COMP_DOUBLE if rule == ORD else NEED_DOUBLE_OR_MAT
     if rule == MAT and A[b, arm, A_OPEN] == 0:
@@ -382,9 +383,10 @@ def _play_index(t, arm, side, close):
 def _has_immediate(T, S, A, b, seat):
     narms = SPEC[T[b, T_ANN], SP_NARMS]
     doubles = S[b, seat, S_HAND] & DOUBLES_MASK
+    over = _opening_over(T, A, b)
     for arm in range(narms):
         if A[b, arm, A_COUNT] == 0:
-            code = _arm_code(T, A, b, arm, True)
+            code = _arm_code_at(T, A, b, arm, True, over)
             if code >= 0 and (ACCEPT[code] & doubles) != 0:
                 return True
     return False
@@ -392,7 +394,14 @@ def _has_immediate(T, S, A, b, seat):
 
 @njit(cache=True)
 def compute_mask(T, S, A, MASK, b, n):
-    """Hand.legal_actions as a mask row; returns the number of legal actions."""
+    """Hand.legal_actions as a mask row; returns (and keeps in T_NLEGAL) the number of legal actions."""
+    count = _compute_mask(T, S, A, MASK, b, n)
+    T[b, T_NLEGAL] = count
+    return count
+
+
+@njit(cache=True)
+def _compute_mask(T, S, A, MASK, b, n):
     for i in range(NUM_ACTIONS):
         MASK[b, i] = 0
     phase = T[b, T_PHASE]
@@ -431,17 +440,19 @@ def compute_mask(T, S, A, MASK, b, n):
         return 2
     narms = SPEC[T[b, T_ANN], SP_NARMS]
     hand = S[b, seat, S_HAND]
+    over = _opening_over(T, A, b)
     if phase == P_IMMEDIATE:
         doubles = hand & DOUBLES_MASK
         for arm in range(narms):
             if A[b, arm, A_COUNT] == 0:
-                code = _arm_code(T, A, b, arm, True)
+                code = _arm_code_at(T, A, b, arm, True, over)
                 if code >= 0:
                     fit = ACCEPT[code] & doubles
-                    for t in range(NT):
-                        if (fit >> t) & 1:
-                            MASK[b, _play_index(t, arm, 0, 0)] = 1
-                            count += 1
+                    while fit:
+                        low = fit & -fit
+                        fit ^= low
+                        MASK[b, _play_index(BIT_AT[low % 37], arm, 0, 0)] = 1
+                        count += 1
         MASK[b, DECLINE] = 1
         return count + 1
     can_draw = T[b, T_BONE_END] - T[b, T_BONE_TOP] > 2
@@ -450,18 +461,20 @@ def compute_mask(T, S, A, MASK, b, n):
         count += 1
     plays = 0
     for arm in range(narms):
-        code = _arm_code(T, A, b, arm, False)
+        code = _arm_code_at(T, A, b, arm, False, over)
         if code < 0:
             continue
         fit = ACCEPT[code] & hand
-        for t in range(NT):
-            if (fit >> t) & 1:
-                bits = SIDES[code, t]
-                for side in range(2):
-                    if (bits >> side) & 1:
-                        MASK[b, _play_index(t, arm, side, 0)] = 1
-                        MASK[b, _play_index(t, arm, side, 1)] = 1
-                        plays += 2
+        while fit:
+            low = fit & -fit
+            fit ^= low
+            t = BIT_AT[low % 37]
+            bits = SIDES[code, t]
+            for side in range(2):
+                if (bits >> side) & 1:
+                    MASK[b, _play_index(t, arm, side, 0)] = 1
+                    MASK[b, _play_index(t, arm, side, 1)] = 1
+                    plays += 2
     count += plays
     if plays == 0 and not can_draw:
         MASK[b, PASS] = 1
@@ -630,10 +643,11 @@ def _public_fits(T, A, L, b):
     """Hand.public_fits: (open numbers as bits, tiles as bits) that fit now."""
     narms = SPEC[T[b, T_ANN], SP_NARMS]
     unplaced = ~T[b, T_PLACED]
+    over = _opening_over(T, A, b)
     numbers = 0
     tiles = 0
     for arm in range(narms):
-        code = _arm_code(T, A, b, arm, False)
+        code = _arm_code_at(T, A, b, arm, False, over)
         if code >= 0:
             fit = ACCEPT[code] & unplaced
             if fit:
@@ -888,15 +902,20 @@ def encode(T, S, A, L, b, n, seat, obs, chip_scale):
     obs[O_NUM_PLAYERS + n - 3] = 1
     obs[O_PHASE + phase] = 1
     hand = S[b, seat, S_HAND]
-    for t in range(NT):
-        if (hand >> t) & 1:
-            obs[O_HAND + t] = 1
+    while hand:
+        low = hand & -hand
+        hand ^= low
+        obs[O_HAND + BIT_AT[low % 37]] = 1
     st = T[b, T_SET_TILE]
     if st >= 0:
         obs[O_SET_TILE + st] = 1
         if T[b, T_SET_DRAWN] >= 0:
             obs[O_SET_DRAWN] = 1
-    for t in range(NT):
+    placed = T[b, T_PLACED]
+    while placed:
+        low = placed & -placed
+        placed ^= low
+        t = BIT_AT[low % 37]
         placer = L[b, t, L_PLACER]
         if placer >= 0:
             obs[O_LTILES + t] = 1
@@ -906,13 +925,14 @@ def encode(T, S, A, L, b, n, seat, obs, chip_scale):
     if phase >= P_DECLARE:
         ann = T[b, T_ANN]
         narms = SPEC[ann, SP_NARMS]
+        over = _opening_over(T, A, b)
         for arm in range(narms):
             obs[O_ARM_EXISTS + arm] = 1
             obs[O_ARM_OPEN + arm * 7 + A[b, arm, A_OPEN]] = 1
-            obs[O_ARM_RULE + arm * 2 + _rule_in_force(T, A, b, arm)] = 1
-            obs[O_ARM_NEEDS + arm * N_NEEDS + _arm_needs(T, A, b, arm)] = 1
+            obs[O_ARM_RULE + arm * 2 + (SPEC[ann, SP_LATER + arm] if over else SPEC[ann, SP_OPEN + arm])] = 1
+            obs[O_ARM_NEEDS + arm * N_NEEDS + _arm_needs(T, A, b, arm, over)] = 1
             obs[O_ARM_LOCKED + arm] = 1 if _locked(T, A, b, arm) else 0
-            obs[O_ARM_DEAD + arm] = 1 if _is_dead(T, A, L, b, arm) else 0
+            obs[O_ARM_DEAD + arm] = 1 if _is_dead(T, A, L, b, arm, over) else 0
             obs[O_ARM_COUNT + arm] = A[b, arm, A_COUNT]
         obs[O_LKIND + SPEC[ann, SP_KIND]] = 1
         obs[O_DCROSS] = SPEC[ann, SP_COMP]
@@ -947,18 +967,26 @@ def encode(T, S, A, L, b, n, seat, obs, chip_scale):
                     obs[O_FACEUP + r * 7 + d] = 1
         obs[O_CHIPS + r] = (S[b, s, S_CHIPS] - S[b, s, S_CHIPS_EPISODE]) / chip_scale
         obs[O_HPAY + r] = (S[b, s, S_CHIPS] - S[b, s, S_CHIPS_HAND]) / chip_scale
-        for e in range(7):
-            if (S[b, s, S_PASSED_ON] >> e) & 1:
-                obs[O_PASSED_ON + r * 7 + e] = 1
-            if (S[b, s, S_DREW_ON] >> e) & 1:
-                obs[O_DREW_ON + r * 7 + e] = 1
-        passed = S[b, s, S_PASSED_TILES]
-        drew = S[b, s, S_DREW_TILES]
-        for t in range(NT):
-            if (passed >> t) & 1:
-                obs[O_PASSED_T + r * NT + t] = 1
-            if (drew >> t) & 1:
-                obs[O_DREW_T + r * NT + t] = 1
+        bits = S[b, s, S_PASSED_ON]
+        while bits:
+            low = bits & -bits
+            bits ^= low
+            obs[O_PASSED_ON + r * 7 + BIT_AT[low % 37]] = 1
+        bits = S[b, s, S_DREW_ON]
+        while bits:
+            low = bits & -bits
+            bits ^= low
+            obs[O_DREW_ON + r * 7 + BIT_AT[low % 37]] = 1
+        bits = S[b, s, S_PASSED_TILES]
+        while bits:
+            low = bits & -bits
+            bits ^= low
+            obs[O_PASSED_T + r * NT + BIT_AT[low % 37]] = 1
+        bits = S[b, s, S_DREW_TILES]
+        while bits:
+            low = bits & -bits
+            bits ^= low
+            obs[O_DREW_T + r * NT + BIT_AT[low % 37]] = 1
     prev = T[b, T_PREV_TILE]
     if prev < 0 or T[b, T_PREV_OUT] or phase == P_OVER:
         obs[O_CLAIM_ARM + MAX_ARMS + 1] = 1
@@ -1067,13 +1095,10 @@ def observe_batch_parallel(T, S, A, L, n, seats, obs, chip_scale):
 
 # ------------------------------------------------------------- batched random policy
 @njit(cache=True, parallel=True)
-def sample_legal(MASK, R, out):
+def sample_legal(T, MASK, R, out):
     """A uniformly random legal action per table, from the policy's own streams R (uint64 [B])."""
     for b in prange(MASK.shape[0]):
-        count = 0
-        for i in range(MASK.shape[1]):
-            count += MASK[b, i]
-        k = _below(R, b, count)
+        k = _below(R, b, T[b, T_NLEGAL])
         for i in range(MASK.shape[1]):
             if MASK[b, i]:
                 if k == 0:
