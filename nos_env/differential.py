@@ -23,6 +23,7 @@ from .actions import Action
 from .deal import Deal
 from .encoding import OBSERVATION_LAYOUT, action_to_index, encode_observation, index_to_action, legal_mask
 from .engine import Hand
+from . import fast_kernels as K
 from .fast_engine import FastTables
 from .games import ALL_ANNOUNCEMENTS, is_legal_for_set_tile
 from .record import hand_record
@@ -128,6 +129,7 @@ def run(num_players: int, hands: int, seed: int, batch: int = 32, auto_forced: b
                 raise EngineMismatch(f"table {b}: terminated {terminated[b]} but reference over={ref.over}; "
                                      f"record {hand_record(ref)}")
             if ref.over:
+                _check_final_stats(tables.final_stats[b], ref, b)
                 finished += 1
                 announced.add(ref.announcement.index)
                 if started < hands:
@@ -136,3 +138,21 @@ def run(num_players: int, hands: int, seed: int, batch: int = 32, auto_forced: b
                     active[b] = False
     return {"hands": finished, "steps": steps, "announcements": announced}
 
+
+
+def _check_final_stats(stats, ref: Hand, b: int) -> None:
+    """The fast engine's end-of-episode report against the reference ledger."""
+    n = ref.num_players
+    net = np.zeros((K.MAX_SEATS, len(K.REASONS)), np.int64)
+    for p in ref.ledger:
+        r = K.REASONS.index(p.reason)
+        net[p.payer, r] -= p.amount
+        net[p.payee, r] += p.amount
+    got = np.asarray(stats[K.F_PAY:]).reshape(K.MAX_SEATS, len(K.REASONS))
+    right = sum(1 for e in ref.events if e.action.startswith("play") and e.action.endswith("close")
+                and any(p.reason == "close" for p in e.payments))
+    wrong = sum(1 for e in ref.events if any(p.reason == "wrong_close" for p in e.payments))
+    expected = [ref.announcement.index, ref.on_set, ("out", "close", "blocked").index(ref.end_reason), right, wrong]
+    if list(stats[: K.F_PAY]) != expected or not np.array_equal(got[:n], net[:n]):
+        raise EngineMismatch(f"table {b}: end-of-episode stats {list(stats[:K.F_PAY])} {got[:n].tolist()} "
+                             f"!= {expected} {net[:n].tolist()}; record {hand_record(ref)}")

@@ -150,6 +150,8 @@ class FastTables:
         its next episode at once: ``current`` and ``obs`` then belong to the new one,
         ``final_chips`` holds the finished episode's chips, and chips the new episode
         pays before its first decision (D12) come with the table's next step.
+        For finished tables, ``self.final_stats`` [B, NUM_F] holds the episode's
+        announcement, setter, end, closings and net chips by reason (``fast_kernels.F_*``).
 
         The returned arrays are buffers reused by the next call (writing a fresh
         17 MB observation batch every step costs more than stepping): copy what you keep.
@@ -158,14 +160,15 @@ class FastTables:
         B = self.num_envs
         if self._out is None:
             self._out = (np.empty((B, K.MAX_SEATS), np.int32), np.zeros(B, np.int8),
-                         np.zeros((B, K.MAX_SEATS), np.int32), np.empty(B, np.int32))
+                         np.zeros((B, K.MAX_SEATS), np.int32), np.empty(B, np.int32),
+                         np.zeros((B, K.NUM_F), np.int32))
         if observe and self._obs_out is None:
             self._obs_out = np.empty((B, OBSERVATION_SIZE), np.float32)
-        rewards, terminated, final_chips, current = self._out
+        rewards, terminated, final_chips, current, self.final_stats = self._out
         obs = self._obs_out if observe else self._no_obs
         self._step(self.T, self.S, self.A, self.L, self.BONE, self.R, self.MASK, self.H, self.num_players,
                    actions, self.auto_forced, self.penalty, self.hands_per_episode, self.first_hand_rule,
-                   self.starting_chips, rewards, terminated, final_chips, current, obs, observe,
+                   self.starting_chips, rewards, terminated, final_chips, self.final_stats, current, obs, observe,
                    self.chip_scale, autoreset)
         return rewards, terminated.view(np.bool_), final_chips, current, (obs if observe else None)
 

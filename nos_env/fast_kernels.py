@@ -102,14 +102,22 @@ for _i, _a in enumerate(ALL_ANNOUNCEMENTS):
 # State columns.
 (T_PHASE, T_TO_MOVE, T_ON_SET, T_FIRST_HAND, T_SET_TILE, T_SET_DRAWN, T_ANN, T_BONE_TOP, T_BONE_END,
  T_PREV_TILE, T_PREV_SEAT, T_PREV_OUT, T_PASSES, T_NOS, T_END, T_QPOS, T_HANDS_LEFT, T_HAND_INDEX,
- T_DONE, T_PLACED, T_NHIST, T_NLEGAL) = range(22)
-NUM_T = 22
+ T_DONE, T_PLACED, T_NHIST, T_NLEGAL, T_CLOSE_RIGHT, T_CLOSE_WRONG) = range(24)
+NUM_T = 24
 #: Decisions kept per hand (for rebuilding it in the reference engine); a hand has
 #: at most about 180 without penalties. T_NHIST beyond it marks an overflow.
 MAX_HISTORY = 256
 (S_HAND, S_DEALT, S_DECLARED, S_OUT, S_NWAITS, S_WAIT0, S_WAIT1, S_PASSED_ON, S_DREW_ON,
  S_PASSED_TILES, S_DREW_TILES, S_CHIPS, S_CHIPS_HAND, S_CHIPS_EPISODE, S_COUNT, S_PENDING) = range(16)
-NUM_S = 16
+#: Payment reasons, as in the reference ledger; S[b, seat, S_PAY + reason] is this episode's net.
+REASONS = ("set", "declared", "immediate", "double", "nos", "close", "wrong_close", "settlement", "penalty")
+R_SET, R_DECLARED, R_IMMEDIATE, R_DOUBLE, R_NOS, R_CLOSE, R_WRONG_CLOSE, R_SETTLEMENT, R_PENALTY = range(9)
+S_PAY = 16
+NUM_S = S_PAY + len(REASONS)
+#: What step_batch reports for a finished episode: its last hand's announcement, setter and
+#: end, the episode's correct and wrong closings, and every seat's net chips by reason.
+F_ANN, F_ON_SET, F_END, F_CLOSE_RIGHT, F_CLOSE_WRONG, F_PAY = range(6)
+NUM_F = F_PAY + 5 * len(REASONS)
 A_COUNT, A_OPEN, A_LAST = range(3)
 NUM_A = 3
 L_PLACER, L_ARM, L_IMMEDIATE = range(3)
@@ -350,9 +358,11 @@ def _arm_needs(T, A, b, arm, over):
 
 # ----------------------------------------------------------------- payments
 @njit(cache=True)
-def _pay(S, b, payer, payee, amount):
+def _pay(S, b, payer, payee, amount, reason):
     S[b, payer, S_CHIPS] -= amount
     S[b, payee, S_CHIPS] += amount
+    S[b, payer, S_PAY + reason] -= amount  # this episode's net chips by reason
+    S[b, payee, S_PAY + reason] += amount
 
 
 @njit(cache=True)
@@ -554,6 +564,10 @@ def new_episode(T, S, A, L, BONE, R, b, n, hands, first_rule, chips):
     for s in range(MAX_SEATS):
         S[b, s, S_CHIPS] = chips if s < n else 0
         S[b, s, S_CHIPS_EPISODE] = S[b, s, S_CHIPS]
+        for r in range(len(REASONS)):
+            S[b, s, S_PAY + r] = 0
+    T[b, T_CLOSE_RIGHT] = 0
+    T[b, T_CLOSE_WRONG] = 0
     T[b, T_HANDS_LEFT] = hands - 1
     T[b, T_HAND_INDEX] = 0
     T[b, T_DONE] = 0
@@ -624,7 +638,7 @@ def _goes_out(T, S, b, n, seat):
         T[b, T_NOS] = seat
         for s in range(n):
             if s != seat:
-                _pay(S, b, s, seat, NOS_PAYMENT)
+                _pay(S, b, s, seat, NOS_PAYMENT, R_NOS)
 
 
 @njit(cache=True)
@@ -683,23 +697,25 @@ def _end_hand(T, S, b, n, reason):
             ci = S[b, i, S_COUNT]
             cj = S[b, j, S_COUNT]
             if ci > cj:
-                _pay(S, b, i, j, ci - cj)
+                _pay(S, b, i, j, ci - cj, R_SETTLEMENT)
             elif cj > ci:
-                _pay(S, b, j, i, cj - ci)
+                _pay(S, b, j, i, cj - ci, R_SETTLEMENT)
 
 
 @njit(cache=True)
 def _close(T, S, A, BONE, b, n, closer):
     if _holders(S, b, n) == 1:
+        T[b, T_CLOSE_RIGHT] += 1
         for s in range(n):  # D21
             if S[b, s, S_HAND] != 0:
-                _pay(S, b, s, closer, CLOSE_PAYMENT)
+                _pay(S, b, s, closer, CLOSE_PAYMENT, R_CLOSE)
         _end_hand(T, S, b, n, END_CLOSE)
         return
     if _closing_is_correct(T, S, A, BONE, b, n):
         for s in range(n):
             if S[b, s, S_HAND] != 0 and s != closer:
-                _pay(S, b, s, closer, CLOSE_PAYMENT)
+                _pay(S, b, s, closer, CLOSE_PAYMENT, R_CLOSE)
+        T[b, T_CLOSE_RIGHT] += 1
         drawer = _next_in_game(S, b, n, closer)
         drawn = T[b, T_BONE_END] - T[b, T_BONE_TOP] - 2
         for i in range(max(0, drawn)):
@@ -707,9 +723,10 @@ def _close(T, S, A, BONE, b, n, closer):
             T[b, T_BONE_TOP] += 1
         _end_hand(T, S, b, n, END_CLOSE)
         return
+    T[b, T_CLOSE_WRONG] += 1
     for s in range(n):
         if s != closer:
-            _pay(S, b, closer, s, WRONG_CLOSE_PAYMENT)
+            _pay(S, b, closer, s, WRONG_CLOSE_PAYMENT, R_WRONG_CLOSE)
 
 
 @njit(cache=True)
@@ -721,7 +738,7 @@ def _place(T, S, A, L, BONE, b, n, seat, t, arm, out, close):
     _place_tile(T, A, L, b, seat, t, arm, out, 0)
     prev = T[b, T_PREV_TILE]
     if IS_DOUBLE[t] and prev >= 0 and prev == touched and T[b, T_PREV_OUT] == 0:
-        _pay(S, b, T[b, T_PREV_SEAT], seat, DOUBLE_VALUE[t])
+        _pay(S, b, T[b, T_PREV_SEAT], seat, DOUBLE_VALUE[t], R_DOUBLE)
     went_out = S[b, seat, S_HAND] == 0
     if went_out:
         _goes_out(T, S, b, n, seat)
@@ -765,16 +782,16 @@ def apply_action(T, S, A, L, BONE, b, n, action):
             amount = DOUBLE_VALUE[t]
             for s in range(n):
                 if s != seat:
-                    _pay(S, b, s, seat, amount)
+                    _pay(S, b, s, seat, amount, R_SET)
         elif IS_DOUBLE[t]:
             amount = 14 if t == 0 else 2 * TA[t]  # D19
             for s in range(n):
                 if s != seat:
-                    _pay(S, b, s, seat, amount)
+                    _pay(S, b, s, seat, amount, R_SET)
         else:
             for s in range(n):
                 if s != seat:
-                    _pay(S, b, seat, s, TA[t] + TB[t])
+                    _pay(S, b, seat, s, TA[t] + TB[t], R_SET)
         T[b, T_PHASE] = P_ANNOUNCE
         return
     if phase == P_ANNOUNCE:
@@ -797,7 +814,7 @@ def apply_action(T, S, A, L, BONE, b, n, action):
             amount = DECLARED[n, _popcount(S[b, seat, S_DEALT] & DOUBLES_MASK)]
             for s in range(n):
                 if s != seat:
-                    _pay(S, b, s, seat, amount)
+                    _pay(S, b, s, seat, amount, R_DECLARED)
         _next_declarer(T, S, A, b, n)
         return
     if phase == P_IMMEDIATE:
@@ -809,7 +826,7 @@ def apply_action(T, S, A, L, BONE, b, n, action):
             t = rest // MAX_ARMS
             S[b, seat, S_HAND] &= ~(1 << t)
             _place_tile(T, A, L, b, seat, t, arm, TA[t], 1)
-            _pay(S, b, T[b, T_ON_SET], seat, DOUBLE_VALUE[t])
+            _pay(S, b, T[b, T_ON_SET], seat, DOUBLE_VALUE[t], R_IMMEDIATE)
             S[b, seat, S_WAIT0 + S[b, seat, S_NWAITS]] = arm
             S[b, seat, S_NWAITS] += 1
             if S[b, seat, S_HAND] == 0:
@@ -1024,7 +1041,7 @@ def first_illegal(MASK, actions):
 
 @njit(cache=True)
 def _step_one(T, S, A, L, BONE, R, MASK, H, b, n, a, auto, penalty, hands, first_rule, chips,
-              rewards, terminated, final_chips, current, obs, observe, chip_scale, autoreset):
+              rewards, terminated, final_chips, final_stats, current, obs, observe, chip_scale, autoreset):
     for s in range(MAX_SEATS):
         rewards[b, s] = S[b, s, S_CHIPS]
     hand_index = T[b, T_HAND_INDEX]
@@ -1033,7 +1050,7 @@ def _step_one(T, S, A, L, BONE, R, MASK, H, b, n, a, auto, penalty, hands, first
             seat = T[b, T_TO_MOVE]
             for s in range(n):
                 if s != seat:
-                    _pay(S, b, seat, s, PENALTY_PAYMENT)
+                    _pay(S, b, seat, s, PENALTY_PAYMENT, R_PENALTY)
     else:
         apply_action(T, S, A, L, BONE, b, n, a)
         settle(T, S, A, L, BONE, R, MASK, b, n, auto)
@@ -1047,9 +1064,18 @@ def _step_one(T, S, A, L, BONE, R, MASK, H, b, n, a, auto, penalty, hands, first
             H[b, k] = a
         T[b, T_NHIST] = k + 1
     terminated[b] = T[b, T_DONE]
-    if T[b, T_DONE] and autoreset:
+    if T[b, T_DONE]:
         for s in range(MAX_SEATS):
             final_chips[b, s] = S[b, s, S_CHIPS]
+        final_stats[b, F_ANN] = T[b, T_ANN]
+        final_stats[b, F_ON_SET] = T[b, T_ON_SET]
+        final_stats[b, F_END] = T[b, T_END]
+        final_stats[b, F_CLOSE_RIGHT] = T[b, T_CLOSE_RIGHT]
+        final_stats[b, F_CLOSE_WRONG] = T[b, T_CLOSE_WRONG]
+        for s in range(MAX_SEATS):
+            for r in range(len(REASONS)):
+                final_stats[b, F_PAY + s * len(REASONS) + r] = S[b, s, S_PAY + r]
+    if T[b, T_DONE] and autoreset:
         _reset_one(T, S, A, L, BONE, R, MASK, b, n, hands, first_rule, chips, auto)
     current[b] = T[b, T_TO_MOVE]
     if observe:
@@ -1062,23 +1088,24 @@ def _step_one(T, S, A, L, BONE, R, MASK, H, b, n, a, auto, penalty, hands, first
 
 @njit(cache=True)
 def step_batch(T, S, A, L, BONE, R, MASK, H, n, actions, auto, penalty, hands, first_rule, chips,
-               rewards, terminated, final_chips, current, obs, observe, chip_scale, autoreset):
+               rewards, terminated, final_chips, final_stats, current, obs, observe, chip_scale, autoreset):
     """One action per table (serial). Rewards are chip changes; a finished episode is reported
     in ``terminated`` with its final rewards and chips, then (with ``autoreset``) the table
     starts its next episode, whose own opening payments (a D12 forced set) wait in
     S_PENDING for the table's next step."""
     for b in range(T.shape[0]):
         _step_one(T, S, A, L, BONE, R, MASK, H, b, n, actions[b], auto, penalty, hands, first_rule, chips,
-                  rewards, terminated, final_chips, current, obs, observe, chip_scale, autoreset)
+                  rewards, terminated, final_chips, final_stats, current, obs, observe, chip_scale, autoreset)
 
 
 @njit(cache=True, parallel=True)
 def step_batch_parallel(T, S, A, L, BONE, R, MASK, H, n, actions, auto, penalty, hands, first_rule, chips,
-                        rewards, terminated, final_chips, current, obs, observe, chip_scale, autoreset):
+                        rewards, terminated, final_chips, final_stats, current, obs, observe, chip_scale,
+                        autoreset):
     """step_batch over all cores: tables are independent."""
     for b in prange(T.shape[0]):
         _step_one(T, S, A, L, BONE, R, MASK, H, b, n, actions[b], auto, penalty, hands, first_rule, chips,
-                  rewards, terminated, final_chips, current, obs, observe, chip_scale, autoreset)
+                  rewards, terminated, final_chips, final_stats, current, obs, observe, chip_scale, autoreset)
 
 
 @njit(cache=True)
