@@ -1,0 +1,10 @@
+"""Agents for Nos: one interface, batched, plus baseline players.
+
+See :mod:`agents.base` for the interface. ``make_agent("greedy", seed=0)``
+builds an agent by name (:data:`AGENTS`).
+"""
+
+from .base import Agent, BatchContext
+from .registry import AGENTS, make_agent
+
+__all__ = ["AGENTS", "Agent", "BatchContext", "make_agent"]

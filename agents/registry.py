@@ -1,0 +1,14 @@
+"""Agents by name."""
+
+from __future__ import annotations
+
+from .greedy import GreedyAgent
+from .random_agent import RandomAgent
+
+AGENTS = {"random": RandomAgent, "greedy": GreedyAgent}
+
+
+def make_agent(name: str, seed: int | None = 0, **kwargs):
+    if name not in AGENTS:
+        raise ValueError(f"unknown agent {name!r}; known: {sorted(AGENTS)}")
+    return AGENTS[name](seed=seed, **kwargs)
