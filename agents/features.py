@@ -65,12 +65,13 @@ def _opening_playable() -> np.ndarray:
 OPENING_PLAYABLE = _opening_playable()
 
 
+_POP14 = np.array([bin(i).count("1") for i in range(1 << 14)], np.int64)
+
+
 def popcount(x: np.ndarray) -> np.ndarray:
+    """Set bits of 28-bit tile sets, elementwise."""
     x = np.asarray(x, np.int64)
-    count = np.zeros(x.shape, np.int64)
-    for k in range(28):
-        count += (x >> k) & 1
-    return count
+    return _POP14[x & 0x3FFF] + _POP14[(x >> 14) & 0x3FFF]
 
 
 def hand_bits(obs: np.ndarray) -> np.ndarray:

@@ -21,28 +21,25 @@ class GreedyAgent(Agent):
 
     def scores(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """A score per (row, action); the agent takes the best legal one."""
-        B = obs.shape[0]
-        hand = F.hand_bits(obs)
         score = np.zeros(masks.shape, np.float64)
-        kind = F.KIND[None, :]
-        # Set: the double whose best announcement leaves the most tiles playable.
-        set_tiles = np.arange(28)
-        after_set = hand[:, None] & ~(1 << set_tiles)[None, :]  # [B, 28]
-        best_count = np.zeros((B, 28))
-        for s in range(28):
-            best_count[:, s] = F.popcount(after_set[:, s, None] & F.OPENING_PLAYABLE[s][None, :]).max(axis=1)
-        score[:, F.KIND == F.SET] = best_count
-        # Announce: the most own tiles playable at the opening.
-        set_tile = obs_set_tile(obs)
-        playable = F.OPENING_PLAYABLE[np.maximum(set_tile, 0)]  # [B, 76]
-        score[:, F.KIND == F.ANNOUNCE] = F.popcount(hand[:, None] & playable)
-        score[:, F.KIND == F.DECLARE] = 1.0
-        # Plays: the heaviest tile; never a closing.
+        # Plays: the heaviest tile; never a closing. Doubles placed at once count as plays.
         plays = (F.KIND == F.PLAY) & ~F.CLOSE
         score[:, plays] = 100.0 + F.PIPS[plays]
         score[:, (F.KIND == F.PLAY) & F.CLOSE] = -1000.0
-        score[:, kind[0] == F.DRAW] = -100.0  # only when nothing else is legal
-        score[:, kind[0] == F.DECLINE] = 0.0
+        score[:, F.KIND == F.DRAW] = -100.0  # only when nothing else is legal
+        score[:, F.KIND == F.DECLARE] = 1.0
+        # Set and announce are rare: score them only for the rows that face them.
+        setting = np.flatnonzero(masks[:, F.KIND == F.SET].any(axis=1))
+        if len(setting):
+            hand = F.hand_bits(obs[setting])
+            for s in range(28):
+                after = hand & ~(1 << s)
+                score[setting, s] = F.popcount(after[:, None] & F.OPENING_PLAYABLE[s][None, :]).max(axis=1)
+        announcing = np.flatnonzero(masks[:, F.KIND == F.ANNOUNCE].any(axis=1))
+        if len(announcing):
+            hand = F.hand_bits(obs[announcing])
+            playable = F.OPENING_PLAYABLE[np.maximum(obs_set_tile(obs[announcing]), 0)]  # [rows, 76]
+            score[np.ix_(announcing, np.flatnonzero(F.KIND == F.ANNOUNCE))] = F.popcount(hand[:, None] & playable)
         return score
 
     def act_batch(self, obs: np.ndarray, masks: np.ndarray, context: BatchContext | None = None) -> np.ndarray:

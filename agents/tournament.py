@@ -1,0 +1,330 @@
+"""Fair tournaments between agents on the fast engine.
+
+    python -m agents.tournament --agents random greedy tactics search --deals 500 --seed 0 \\
+        --json results.json --csv hands.csv --png results.png
+
+Each seat gets an agent. In duplicate mode (the default) every deal is played
+``n`` times at ``n`` tables that share one random stream (``nos_env.rng``), with
+the agents rotated one seat further at each table, so every agent plays every
+seat of every deal and the luck of the deal cancels out. Results are in chips
+per hand (one-hand episodes, D20).
+
+Statistics: an agent's result for a deal is its mean chip change over the
+deal's rotations. Means come with 95% confidence intervals (normal
+approximation, 1.96 standard errors over deals); the head-to-head table gives
+the mean per-deal difference between two agents with its interval, so
+"A beats B" is shown when the interval excludes zero.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from nos_env import fast_kernels as K
+from nos_env.fast_engine import FastTables
+from nos_env.games import ALL_ANNOUNCEMENTS, GAME_NAMES
+from nos_env.rng import seed_state
+
+from .base import BatchContext
+from .registry import AGENTS, make_agent
+
+Z95 = 1.959963984540054
+
+
+def mean_ci(values: np.ndarray) -> tuple[float, float]:
+    """Mean and half-width of its 95% confidence interval."""
+    values = np.asarray(values, np.float64)
+    if len(values) < 2:
+        return float(values.mean()) if len(values) else math.nan, math.nan
+    return float(values.mean()), float(Z95 * values.std(ddof=1) / math.sqrt(len(values)))
+
+
+@dataclass
+class TournamentResult:
+    """Per-hand records of a tournament and the statistics computed from them."""
+
+    labels: list[str]
+    num_players: int
+    duplicate: bool
+    seed: int
+    # One row per hand played: the deal, the rotation, and per seat the agent and chip change.
+    deal: np.ndarray = field(repr=False)  # [H]
+    seat_agent: np.ndarray = field(repr=False)  # [H, n] agent index per seat
+    chips: np.ndarray = field(repr=False)  # [H, n] chip change per seat
+    announcement: np.ndarray = field(repr=False)  # [H] index into ALL_ANNOUNCEMENTS
+    setter: np.ndarray = field(repr=False)  # [H] seat on set
+    end: np.ndarray = field(repr=False)  # [H] 0 out, 1 close, 2 blocked
+    close_right: np.ndarray = field(repr=False)  # [H, n] correct closings per seat
+    close_wrong: np.ndarray = field(repr=False)  # [H, n] wrong closings per seat
+    by_reason: np.ndarray = field(repr=False)  # [H, n, reasons] net chips per seat and reason
+    seconds: float = 0.0
+
+    # ------------------------------------------------------------ per agent
+    def agent_chips(self) -> np.ndarray:
+        """[H, agents]: each agent's chip change in each hand (agents sit once per hand)."""
+        out = np.zeros((len(self.deal), len(self.labels)))
+        rows = np.arange(len(self.deal))[:, None]
+        out[rows, self.seat_agent] = self.chips
+        return out
+
+    def per_deal(self) -> np.ndarray:
+        """[deals, agents]: each agent's mean over the deal's rotations."""
+        per_hand = self.agent_chips()
+        deals = np.unique(self.deal)
+        index = np.searchsorted(deals, self.deal)
+        sums = np.zeros((len(deals), len(self.labels)))
+        np.add.at(sums, index, per_hand)
+        counts = np.bincount(index, minlength=len(deals))[:, None]
+        return sums / counts
+
+    def summary(self) -> dict:
+        per_deal = self.per_deal()
+        labels = self.labels
+        agents = {}
+        for k, label in enumerate(labels):
+            mean, ci = mean_ci(per_deal[:, k])
+            agents[label] = {"mean_chips_per_hand": mean, "ci95": ci}
+        head_to_head = {}
+        for i, a in enumerate(labels):
+            for j, b in enumerate(labels):
+                if i != j:
+                    mean, ci = mean_ci(per_deal[:, i] - per_deal[:, j])
+                    head_to_head[f"{a} vs {b}"] = {"mean_difference": mean, "ci95": ci,
+                                                  "significant": bool(abs(mean) > ci)}
+        # Announcements: how often each game, and the announcer's mean result.
+        games = {}
+        game_of = np.array([a.game for a in ALL_ANNOUNCEMENTS])[self.announcement]
+        announcer_chips = self.chips[np.arange(len(self.deal)), self.setter]
+        announcer_agent = self.seat_agent[np.arange(len(self.deal)), self.setter]
+        for g in range(1, 18):
+            rows = game_of == g
+            entry = {"name": GAME_NAMES[g], "hands": int(rows.sum()), "share": float(rows.mean())}
+            if rows.any():
+                entry["announcer_mean_chips"], entry["ci95"] = mean_ci(announcer_chips[rows])
+                entry["by_agent"] = {labels[k]: int((rows & (announcer_agent == k)).sum()) for k in range(len(labels))}
+            games[str(g)] = entry
+        closings = {}
+        reasons = {}
+        for k, label in enumerate(labels):
+            mine = self.seat_agent == k
+            closings[label] = {"right": int(self.close_right[mine].sum()), "wrong": int(self.close_wrong[mine].sum())}
+            per_reason = np.zeros(len(K.REASONS))
+            for r in range(len(K.REASONS)):
+                per_reason[r] = (self.by_reason[:, :, r] * mine).sum() / len(self.deal)
+            reasons[label] = {reason: float(v) for reason, v in zip(K.REASONS, per_reason)}
+        ends = {name: int((self.end == i).sum()) for i, name in enumerate(("out", "close", "blocked"))}
+        return {
+            "agents": agents,
+            "head_to_head": head_to_head,
+            "games": games,
+            "closings": closings,
+            "payments_by_reason_per_hand": reasons,
+            "ends": ends,
+            "hands": int(len(self.deal)),
+            "deals": int(len(np.unique(self.deal))),
+            "num_players": self.num_players,
+            "duplicate": self.duplicate,
+            "seed": self.seed,
+            "seconds": self.seconds,
+        }
+
+    # -------------------------------------------------------------- output
+    def table(self) -> str:
+        s = self.summary()
+        lines = [f"{s['hands']} hands ({s['deals']} deals{', duplicate' if self.duplicate else ''}), "
+                 f"{self.num_players} players, seed {self.seed}, {self.seconds:.1f} s", "",
+                 f"{'agent':16s} {'chips/hand':>11s} {'95% CI':>9s}"]
+        order = sorted(s["agents"], key=lambda a: -s["agents"][a]["mean_chips_per_hand"])
+        for label in order:
+            a = s["agents"][label]
+            lines.append(f"{label:16s} {a['mean_chips_per_hand']:11.2f} {'±':>2s}{a['ci95']:6.2f}")
+        lines += ["", "head to head (row minus column, chips per hand; * = 95% CI excludes 0):",
+                  " " * 16 + "".join(f"{b:>16s}" for b in self.labels)]
+        for a in self.labels:
+            cells = []
+            for b in self.labels:
+                if a == b:
+                    cells.append(f"{'-':>16s}")
+                else:
+                    h = s["head_to_head"][f"{a} vs {b}"]
+                    mark = "*" if h["significant"] else " "
+                    cells.append(f"{h['mean_difference']:+8.2f}±{h['ci95']:5.2f}{mark}".rjust(16))
+            lines.append(f"{a:16s}" + "".join(cells))
+        lines += ["", f"{'game':48s} {'hands':>7s} {'share':>6s} {'announcer chips':>16s}"]
+        for g, entry in s["games"].items():
+            if entry["hands"]:
+                lines.append(f"{g:>2s} {entry['name']:45s} {entry['hands']:7d} {100 * entry['share']:5.1f}% "
+                             f"{entry['announcer_mean_chips']:+9.2f}±{entry['ci95']:5.2f}")
+        lines += ["", "closings (right / wrong):  " + ", ".join(
+            f"{k} {v['right']}/{v['wrong']}" for k, v in s["closings"].items())]
+        lines += ["", "net chips per hand by reason:", f"{'agent':16s}" + "".join(f"{r:>12s}" for r in K.REASONS)]
+        for label, row in s["payments_by_reason_per_hand"].items():
+            lines.append(f"{label:16s}" + "".join(f"{row[r]:12.2f}" for r in K.REASONS))
+        lines.append("")
+        lines.append("hands ended by: " + ", ".join(f"{k} {v}" for k, v in s["ends"].items()))
+        return "\n".join(lines)
+
+    def to_json(self, path: str) -> None:
+        with open(path, "w") as f:
+            json.dump({"labels": self.labels, **self.summary()}, f, indent=1)
+
+    def to_csv(self, path: str) -> None:
+        """One row per hand and seat."""
+        with open(path, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["hand", "deal", "seat", "agent", "chips", "announcement", "setter", "end",
+                        "close_right", "close_wrong"] + [f"net_{r}" for r in K.REASONS])
+            for h in range(len(self.deal)):
+                for seat in range(self.num_players):
+                    w.writerow([h, int(self.deal[h]), seat, self.labels[self.seat_agent[h, seat]],
+                                int(self.chips[h, seat]), str(ALL_ANNOUNCEMENTS[self.announcement[h]]),
+                                int(self.setter[h]), ("out", "close", "blocked")[self.end[h]],
+                                int(self.close_right[h, seat]), int(self.close_wrong[h, seat])]
+                               + [int(v) for v in self.by_reason[h, seat]])
+
+    def to_png(self, path: str) -> None:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        s = self.summary()
+        order = sorted(s["agents"], key=lambda a: s["agents"][a]["mean_chips_per_hand"])
+        means = [s["agents"][a]["mean_chips_per_hand"] for a in order]
+        cis = [s["agents"][a]["ci95"] for a in order]
+        fig, ax = plt.subplots(figsize=(6, 0.6 * len(order) + 1.5))
+        ax.barh(order, means, xerr=cis, capsize=6, color="#4C72B0")
+        ax.axvline(0, color="black", linewidth=0.8)
+        ax.set_xlabel("chips per hand (95% CI)")
+        ax.set_title(f"Nos, {self.num_players} players, {s['hands']} hands"
+                     + (" (duplicate)" if self.duplicate else ""))
+        fig.tight_layout()
+        fig.savefig(path, dpi=120)
+        plt.close(fig)
+
+
+def label_agents(names: list[str]) -> list[str]:
+    """Names as labels; repeated names get #1, #2, ..."""
+    labels = []
+    for i, name in enumerate(names):
+        if names.count(name) > 1:
+            labels.append(f"{name}#{names[: i + 1].count(name)}")
+        else:
+            labels.append(name)
+    return labels
+
+
+def run_tournament(agent_names: list[str], deals: int, seed: int = 0, duplicate: bool = True,
+                   tables: int = 256, agent_options: dict | None = None, progress: bool = True) -> TournamentResult:
+    """Play ``deals`` deals; with ``duplicate`` each deal once per rotation of the agents."""
+    n = len(agent_names)
+    if n not in (3, 4, 5):
+        raise ValueError(f"give one agent per seat: 3, 4 or 5 agents, got {n}")
+    for name in agent_names:
+        if name not in AGENTS:
+            raise ValueError(f"unknown agent {name!r}; known: {sorted(AGENTS)}")
+    if deals < 1:
+        raise ValueError("deals must be at least 1")
+    agent_options = agent_options or {}
+    agents = [make_agent(name, seed=seed * 1009 + i, **agent_options.get(name, {})) for i, name in enumerate(agent_names)]
+    labels = label_agents(agent_names)
+    rotations = n if duplicate else 1
+    groups = max(1, min(deals, tables // rotations))
+    B = groups * rotations
+    engine = FastTables(B, n, seed=seed)
+    # Tables of one group share a stream: the same deals, in the same order (one-hand episodes).
+    for g in range(groups):
+        for j in range(rotations):
+            engine.R[g * rotations + j] = np.uint64(seed_state(seed * 100_003 + g))
+    rotation = np.tile(np.arange(rotations), groups) if duplicate else (np.arange(B) % n)
+    group = np.repeat(np.arange(groups), rotations)
+    quota = np.array([deals // groups + (1 if g < deals % groups else 0) for g in range(groups)])
+    engine.reset_tables()
+    played = np.zeros(B, np.int64)  # episodes recorded per table
+    records: list[tuple] = []
+    current = engine.current_player.astype(np.int64)
+    obs = engine.observe(current).copy()
+    total_hands = int(quota.sum()) * rotations
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=total_hands, unit="hand", desc="tournament", leave=False)
+    start = time.perf_counter()
+    actions = np.zeros(B, np.int64)
+    while (played < quota[group]).any():
+        agent_of_row = (current + rotation) % n
+        for k, agent in enumerate(agents):
+            rows = np.flatnonzero(agent_of_row == k)
+            if len(rows):
+                context = BatchContext(tables=engine, table_index=rows, seats=current[rows])
+                actions[rows] = agent.act_batch(obs[rows], engine.MASK[rows], context)
+        _, terminated, final_chips, cur, new_obs = engine.step(actions, observe=True)
+        for b in np.flatnonzero(terminated):
+            if played[b] >= quota[group[b]]:
+                continue
+            stats = engine.final_stats[b]
+            pay = stats[K.F_PAY:].reshape(K.MAX_SEATS, len(K.REASONS))[:n]
+            wrong_total = int(stats[K.F_CLOSE_WRONG])
+            # A seat's wrong-close net is 40*(W - n*w): recover each seat's own wrong closings w.
+            wrong = (40 * wrong_total - pay[:, K.R_WRONG_CLOSE]) // (40 * n)
+            right = (pay[:, K.R_CLOSE] > 0).astype(np.int64)
+            seats_agents = (np.arange(n) + rotation[b]) % n
+            deal_id = int(group[b] * 1_000_000 + played[b])
+            records.append((deal_id, seats_agents, final_chips[b, :n] - engine.starting_chips,
+                            int(stats[K.F_ANN]), int(stats[K.F_ON_SET]), int(stats[K.F_END]), right, wrong,
+                            pay.copy()))
+            played[b] += 1
+            if bar is not None:
+                bar.update(1)
+        current = cur.astype(np.int64)
+        obs = new_obs  # read by the agents before the next step overwrites it
+    if bar is not None:
+        bar.close()
+    seconds = time.perf_counter() - start
+    return TournamentResult(
+        labels=labels, num_players=n, duplicate=duplicate, seed=seed,
+        deal=np.array([r[0] for r in records]), seat_agent=np.array([r[1] for r in records]),
+        chips=np.array([r[2] for r in records]), announcement=np.array([r[3] for r in records]),
+        setter=np.array([r[4] for r in records]), end=np.array([r[5] for r in records]),
+        close_right=np.array([r[6] for r in records]), close_wrong=np.array([r[7] for r in records]),
+        by_reason=np.array([r[8] for r in records]), seconds=seconds,
+    )
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="Nos tournament between agents (duplicate deals by default)")
+    parser.add_argument("--agents", nargs="+", default=["random", "greedy", "tactics", "search"],
+                        help=f"one agent per seat, from {sorted(AGENTS)}")
+    parser.add_argument("--deals", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-duplicate", action="store_true", help="play each deal once, seats rotated by table")
+    parser.add_argument("--tables", type=int, default=256, help="tables stepped at once")
+    parser.add_argument("--json", help="write the summary as JSON")
+    parser.add_argument("--csv", help="write every hand and seat as CSV")
+    parser.add_argument("--png", help="write a chart of chips per hand with 95% CIs")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+    try:
+        result = run_tournament(args.agents, args.deals, args.seed, duplicate=not args.no_duplicate,
+                                tables=args.tables, progress=not args.quiet)
+    except ValueError as exc:
+        parser.error(str(exc))
+    print(result.table())
+    if args.json:
+        result.to_json(args.json)
+    if args.csv:
+        result.to_csv(args.csv)
+    if args.png:
+        result.to_png(args.png)
+
+
+if __name__ == "__main__":
+    main()
