@@ -210,6 +210,20 @@ class TournamentResult:
         plt.close(fig)
 
 
+def closings_by_seat(stats: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each seat's correct and wrong closings in a finished episode (``FastTables.final_stats`` row).
+
+    A correct closing pays the closer (at most one per hand). A wrong closing costs its
+    closer 40 to each of the n-1 others, so with W wrong closings in all a seat's net
+    wrong-close chips are 40*(W - n*w) for its own w: w = (40*W - net) / (40*n).
+    """
+    pay = np.asarray(stats[K.F_PAY:]).reshape(K.MAX_SEATS, len(K.REASONS))[:n]
+    total_wrong = int(stats[K.F_CLOSE_WRONG])
+    wrong = (40 * total_wrong - pay[:, K.R_WRONG_CLOSE]) // (40 * n)
+    right = (pay[:, K.R_CLOSE] > 0).astype(np.int64)
+    return right, wrong
+
+
 def label_agents(names: list[str]) -> list[str]:
     """Names as labels; repeated names get #1, #2, ..."""
     labels = []
@@ -272,10 +286,7 @@ def run_tournament(agent_names: list[str], deals: int, seed: int = 0, duplicate:
                 continue
             stats = engine.final_stats[b]
             pay = stats[K.F_PAY:].reshape(K.MAX_SEATS, len(K.REASONS))[:n]
-            wrong_total = int(stats[K.F_CLOSE_WRONG])
-            # A seat's wrong-close net is 40*(W - n*w): recover each seat's own wrong closings w.
-            wrong = (40 * wrong_total - pay[:, K.R_WRONG_CLOSE]) // (40 * n)
-            right = (pay[:, K.R_CLOSE] > 0).astype(np.int64)
+            right, wrong = closings_by_seat(stats, n)
             seats_agents = (np.arange(n) + rotation[b]) % n
             deal_id = int(group[b] * 1_000_000 + played[b])
             records.append((deal_id, seats_agents, final_chips[b, :n] - engine.starting_chips,

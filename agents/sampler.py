@@ -1,0 +1,321 @@
+"""Sampling the hidden tiles from one observation (RULES.md section 12, D17).
+
+Given the observer's view (one observation vector, ``encoding.py``) and
+nothing else, :class:`HiddenSampler` draws complete assignments of the tiles
+the observer cannot see: every other seat's hand and the boneyard order.
+Every assignment it returns agrees with everything the observation shows.
+
+What is known (the constraints)
+-------------------------------
+- The *unseen* tiles are all 28 minus the observer's hand ("hand") minus the
+  layout ("layout_tiles"). They are exactly the other hands plus the
+  boneyard: ``sum(seat_hand_size[1:]) + boneyard_size == len(unseen)`` is
+  checked.
+- Seat offset r = 1..n-1 (D18) holds exactly ``seat_hand_size[r]`` tiles;
+  a player who is out holds none.
+- Face-up declared doubles ("seat_face_up", D9) stay with their owner.
+- A pass is final evidence: the passer held no tile that had a legal place
+  at that moment, and he can never draw again (a pass needs a boneyard of
+  <= 2), so no tile of "seat_passed_tiles[r]" is in his hand (hard
+  constraint). A draw proves nothing (drawing may be voluntary):
+  "seat_drew_tiles" is ignored.
+- Doubles, from public facts (these never exclude reality; the tests check
+  it on thousands of real positions). Seat r's draws during play are
+  ``hand_size + tiles he placed - dealt size - (1 if he drew the set tile)``:
+  - a setter who drew his set tile (later-hand rule, "set_drawn") was dealt
+    no double, so he holds at most ``draws`` doubles now;
+  - a declarer's dealt doubles still in his hand are all face up (D9), so
+    he holds at most ``draws`` doubles that are not face up.
+  These are caps on the number of (not face-up) doubles in that hand.
+
+Method: exact uniform sampling by counting
+------------------------------------------
+Each consistent assignment (a set of tiles per hand; the boneyard is the
+rest) is drawn with equal probability. The face-up doubles are placed first.
+The other unseen ("free") tiles are taken one at a time in a fixed order;
+the state is the number of tiles each hand still needs and, for capped
+hands, how many more doubles it may take. ``count(i, state)``, the number
+of ways to place tiles i.. from ``state`` (the boneyard takes what the hands
+do not), is a small memoised recursion (a few thousand states at most). To
+sample, tile i goes to the boneyard or to a hand that may take it with
+probability proportional to the number of completions of that choice: the
+sequential product of those probabilities is 1 / (number of consistent
+assignments), i.e. exactly uniform, with no rejection. The boneyard order is
+then a uniform random permutation of its tiles (nothing public tells
+anything about the order).
+
+Nothing in the sampler looks at anything but the observation vector: it
+never sees an engine, a table or a true hand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from nos_env.encoding import OBSERVATION_LAYOUT, OBSERVATION_SIZE
+from nos_env.tiles import ALL_TILES, NUM_TILES
+
+DOUBLE_TILES = tuple(i for i, t in enumerate(ALL_TILES) if t[0] == t[1])
+DOUBLES_MASK = sum(1 << i for i in DOUBLE_TILES)
+DOUBLE_OF = {t[0]: i for i, t in enumerate(ALL_TILES) if t[0] == t[1]}  # number -> tile index
+_IS_DOUBLE = np.array([t[0] == t[1] for t in ALL_TILES], bool)
+_UNCAPPED = 99
+
+
+def _view(obs: np.ndarray, name: str) -> np.ndarray:
+    start, stop, shape = OBSERVATION_LAYOUT[name]
+    return obs[start:stop].reshape(shape)
+
+
+def _bits(row) -> int:
+    return sum(1 << int(i) for i in np.flatnonzero(np.asarray(row) > 0.5))
+
+
+def bits_to_tiles(bits: int) -> list[int]:
+    return [t for t in range(NUM_TILES) if (bits >> t) & 1]
+
+
+def tiles_to_bits(tiles) -> int:
+    bits = 0
+    for t in tiles:
+        bits |= 1 << int(t)
+    return bits
+
+
+@dataclass
+class HiddenConstraints:
+    """What one observation says about the hidden tiles (all tile sets as 28-bit ints, by seat offset)."""
+
+    num_players: int
+    own: int  # the observer's hand
+    layout: int  # every tile on the layout (the set tile included)
+    sizes: list[int]  # hand size by offset (offset 0: the observer)
+    boneyard_size: int
+    face_up: list[int]  # declared doubles still held, by offset
+    forbidden: list[int]  # tiles a hand cannot hold (passes), by offset
+    double_cap: list[int | None]  # at most this many doubles that are not face up (None: no cap)
+    placed: list[int]  # tiles on the layout placed by each offset
+    declared: list[bool]
+    set_drawn_by: int | None  # the offset of a setter who drew his set tile
+    draws: list[int] = field(default_factory=list)  # draws during play, by offset
+
+    @property
+    def unseen(self) -> int:
+        return ((1 << NUM_TILES) - 1) & ~self.own & ~self.layout
+
+    def violations(self, hands_by_offset, boneyard) -> list[str]:
+        """Every way an assignment (hands by offset, boneyard tiles) disagrees with the observation ([] if none)."""
+        n = self.num_players
+        problems = []
+        if len(hands_by_offset) != n:
+            return [f"{len(hands_by_offset)} hands for {n} seats"]
+        everything = [int(t) for h in hands_by_offset for t in h] + [int(t) for t in boneyard]
+        if len(set(everything)) != len(everything):
+            problems.append("a tile appears twice")
+        if tiles_to_bits(everything) | self.layout != (1 << NUM_TILES) - 1 or tiles_to_bits(everything) & self.layout:
+            problems.append("hands + boneyard + layout do not hold each of the 28 tiles once")
+        if tiles_to_bits(hands_by_offset[0]) != self.own:
+            problems.append("the observer's own hand changed")
+        if len(boneyard) != self.boneyard_size:
+            problems.append(f"boneyard holds {len(boneyard)} tiles, the observation says {self.boneyard_size}")
+        for r in range(1, n):
+            hand = tiles_to_bits(hands_by_offset[r])
+            if len(hands_by_offset[r]) != self.sizes[r]:
+                problems.append(f"offset {r} holds {len(hands_by_offset[r])} tiles, not {self.sizes[r]}")
+            if self.face_up[r] & ~hand:
+                problems.append(f"offset {r} lacks a face-up double")
+            if hand & self.forbidden[r]:
+                problems.append(f"offset {r} holds a tile he passed on: {bits_to_tiles(hand & self.forbidden[r])}")
+            cap = self.double_cap[r]
+            if cap is not None and bin(hand & DOUBLES_MASK & ~self.face_up[r]).count("1") > cap:
+                problems.append(f"offset {r} holds more than {cap} doubles that are not face up")
+        return problems
+
+
+def read_constraints(obs: np.ndarray) -> HiddenConstraints:
+    """Parse one observation vector (float [OBSERVATION_SIZE]) into :class:`HiddenConstraints`."""
+    obs = np.asarray(obs)
+    if obs.shape != (OBSERVATION_SIZE,):
+        raise ValueError(f"one observation of shape ({OBSERVATION_SIZE},) is needed, got {obs.shape}")
+    n = int(round(_view(obs, "seat_present").sum()))
+    if n not in (3, 4, 5):
+        raise ValueError(f"the observation shows {n} seats")
+    own = _bits(_view(obs, "hand"))
+    layout = _bits(_view(obs, "layout_tiles"))
+    sizes = [int(round(x)) for x in _view(obs, "seat_hand_size")[:n]]
+    boneyard_size = int(round(_view(obs, "boneyard_size")[0]))
+    face_up_numbers = _view(obs, "seat_face_up")
+    passed = _view(obs, "seat_passed_tiles")
+    declared = [bool(x > 0.5) for x in _view(obs, "seat_declared")[:n]]
+    placer = _view(obs, "layout_placer")  # [28, MAX_SEATS]
+    placed = [0] * n
+    for t in np.flatnonzero(_view(obs, "layout_tiles") > 0.5):
+        r = int(np.argmax(placer[t]))
+        placed[r] |= 1 << int(t)
+    on_set = _view(obs, "seat_on_set")[:n]
+    set_tile_row = _view(obs, "set_tile")
+    set_drawn = bool(_view(obs, "set_drawn")[0] > 0.5) and set_tile_row.any()
+    set_drawn_by = int(np.argmax(on_set)) if set_drawn and on_set.any() else None
+    dealt_size = 8 - n
+    face_up, forbidden, caps, draws = [], [], [], []
+    for r in range(n):
+        face = sum(1 << DOUBLE_OF[d] for d in np.flatnonzero(face_up_numbers[r] > 0.5))
+        face_up.append(face)
+        forbidden.append(_bits(passed[r]))
+        count_placed = bin(placed[r]).count("1")
+        d = sizes[r] + count_placed - dealt_size - (1 if set_drawn_by == r else 0)
+        draws.append(d)
+        cap = None
+        if r > 0 and d >= 0 and (set_drawn_by == r or declared[r]):
+            cap = d
+        caps.append(cap)
+    return HiddenConstraints(n, own, layout, sizes, boneyard_size, face_up, forbidden, caps, placed,
+                             declared, set_drawn_by, draws)
+
+
+class HiddenSampler:
+    """Uniform samples of the hidden tiles consistent with one observation (see the module docstring)."""
+
+    def __init__(self, obs: np.ndarray):
+        c = self.constraints = read_constraints(obs)
+        n = self.num_players = c.num_players
+        unseen = c.unseen
+        if c.own & c.layout:
+            raise ValueError("the observer's hand and the layout overlap")
+        others = sum(c.sizes[1:])
+        if others + c.boneyard_size != bin(unseen).count("1"):
+            raise ValueError(f"the other hands ({others}) and the boneyard ({c.boneyard_size}) do not add up "
+                             f"to the {bin(unseen).count('1')} unseen tiles")
+        face_all = 0
+        for r in range(1, n):
+            if c.face_up[r] & ~unseen or c.face_up[r] & face_all:
+                raise ValueError(f"offset {r}'s face-up doubles are not unseen tiles")
+            face_all |= c.face_up[r]
+        self.free = bits_to_tiles(unseen & ~face_all)  # tiles to place, in a fixed order
+        # Hands that still need tiles: their offsets, needs, allowed tile sets, caps.
+        self.seats = [r for r in range(1, n) if c.sizes[r] - bin(c.face_up[r]).count("1") > 0]
+        needs, caps = [], []
+        for r in range(1, n):
+            need = c.sizes[r] - bin(c.face_up[r]).count("1")
+            if need < 0:
+                raise ValueError(f"offset {r} shows more face-up doubles than tiles")
+        for r in self.seats:
+            needs.append(c.sizes[r] - bin(c.face_up[r]).count("1"))
+            caps.append(_UNCAPPED if c.double_cap[r] is None else c.double_cap[r])
+        m = len(self.seats)
+        self._m = m
+        self._allowed = [[not ((c.forbidden[r] >> t) & 1) for r in self.seats] for t in self.free]
+        self._double = [bool(_IS_DOUBLE[t]) for t in self.free]
+        self._start = tuple(needs) + tuple(caps)
+        self._memo: dict = {}
+        self.total = self._count(0, self._start)
+        if self.total == 0:
+            raise ValueError("no assignment of the hidden tiles agrees with this observation")
+
+    # ------------------------------------------------------------ counting
+    def _count(self, i: int, state: tuple) -> int:
+        key = (i, state)
+        hit = self._memo.get(key)
+        if hit is not None:
+            return hit
+        m = self._m
+        left = len(self.free) - i
+        needed = sum(state[:m])
+        if needed > left:
+            result = 0
+        elif left == 0:
+            result = 1
+        else:
+            result = 0
+            if left > needed:  # the boneyard takes tile i
+                result += self._count(i + 1, state)
+            for _, option in self._options(i, state):
+                result += self._count(i + 1, option)
+        self._memo[key] = result
+        return result
+
+    def _options(self, i: int, state: tuple):
+        """The states after giving tile i to each hand that may take it."""
+        m = self._m
+        allowed = self._allowed[i]
+        double = self._double[i]
+        for k in range(m):
+            if state[k] == 0 or not allowed[k]:
+                continue
+            cap = state[m + k]
+            if double and cap != _UNCAPPED:
+                if cap == 0:
+                    continue
+                yield k, state[:k] + (state[k] - 1,) + state[k + 1:m + k] + (cap - 1,) + state[m + k + 1:]
+            else:
+                yield k, state[:k] + (state[k] - 1,) + state[k + 1:]
+
+    # ------------------------------------------------------------ sampling
+    def sample_bits(self, rng: np.random.Generator, num_samples: int = 1) -> tuple[np.ndarray, np.ndarray]:
+        """``num_samples`` assignments as (hands [K, n] int64 tile masks by offset, boneyards [K, size] int8, in order).
+
+        ``hands[:, 0]`` is the observer's own hand (unchanged)."""
+        c = self.constraints
+        n = self.num_players
+        m = self._m
+        hands = np.zeros((num_samples, n), np.int64)
+        bones = np.zeros((num_samples, c.boneyard_size), np.int8)
+        base = [c.own] + [c.face_up[r] for r in range(1, n)]
+        free = self.free
+        for j in range(num_samples):
+            held = list(base)
+            pile = []
+            state = self._start
+            for i, t in enumerate(free):
+                left = len(free) - i
+                needed = sum(state[:m])
+                total = self._count(i, state)
+                x = rng.random() * total
+                if left > needed:
+                    w = self._count(i + 1, state)
+                    if x < w:
+                        pile.append(t)
+                        continue
+                    x -= w
+                chosen = None
+                for k, option in self._options(i, state):
+                    w = self._count(i + 1, option)
+                    chosen = (k, option)
+                    if x < w:
+                        break
+                    x -= w
+                # (float rounding can leave x a hair above the last weight: the last option then stands)
+                k, state = chosen
+                held[self.seats[k]] |= 1 << t
+            hands[j] = held
+            pile = np.array(pile, np.int8)
+            bones[j] = pile[rng.permutation(len(pile))]
+        return hands, bones
+
+    def sample(self, rng: np.random.Generator, num_samples: int = 1) -> list[tuple[list[list[int]], list[int]]]:
+        """``num_samples`` assignments as (hands_by_offset: tile-index lists, offset 0 the observer's own hand;
+        boneyard: tile indices, top first)."""
+        hands, bones = self.sample_bits(rng, num_samples)
+        return [([bits_to_tiles(int(h)) for h in hands[j]], [int(t) for t in bones[j]]) for j in range(num_samples)]
+
+
+def sample_hidden(obs: np.ndarray, rng: np.random.Generator, num_samples: int = 1):
+    """Sample hidden tiles from one observation only: a list of ``(hands_by_offset, boneyard)``.
+
+    ``hands_by_offset[r]`` is the hand of the seat r places left of the observer
+    (offset 0 is the observer's own hand, unchanged); ``boneyard`` lists the
+    boneyard top first. See the module docstring for the method.
+    """
+    return HiddenSampler(obs).sample(rng, num_samples)
+
+
+def offsets_to_seats(hands_by_offset, observer_seat: int) -> list:
+    """Reorder per-offset hands into absolute seats: seat ``(observer_seat + r) % n`` gets offset r's hand."""
+    n = len(hands_by_offset)
+    by_seat = [None] * n
+    for r, hand in enumerate(hands_by_offset):
+        by_seat[(observer_seat + r) % n] = hand
+    return by_seat
+

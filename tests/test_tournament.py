@@ -1,0 +1,139 @@
+"""Tournament arithmetic on hand-made results, closing attribution, agents' legality, reproducibility."""
+
+import json
+
+import numpy as np
+import pytest
+
+import nos_env
+from agents import AGENTS, make_agent
+from agents.base import BatchContext
+from agents.tournament import TournamentResult, closings_by_seat, label_agents, main, mean_ci, run_tournament
+from nos_env import fast_kernels as K
+from nos_env.encoding import action_to_index, index_to_action
+
+
+def handmade():
+    """Two deals, each played in both rotations by agents A and B (2 seats would not be Nos,
+    but the arithmetic does not care; 3 seats with a third agent C)."""
+    # deal 0: rotation 0 seats (A, B, C), rotation 1 seats (B, C, A)
+    seat_agent = np.array([[0, 1, 2], [1, 2, 0], [0, 1, 2], [1, 2, 0]])
+    chips = np.array([[10, -4, -6], [2, 0, -2], [-3, 6, -3], [9, 1, -10]])
+    n_reasons = len(K.REASONS)
+    return TournamentResult(
+        labels=["A", "B", "C"], num_players=3, duplicate=True, seed=0,
+        deal=np.array([0, 0, 1, 1]), seat_agent=seat_agent, chips=chips,
+        announcement=np.array([0, 0, 3, 3]), setter=np.array([0, 1, 2, 0]), end=np.array([0, 1, 2, 0]),
+        close_right=np.zeros((4, 3), int), close_wrong=np.array([[0, 0, 0], [1, 0, 0], [0, 0, 0], [0, 0, 0]]),
+        by_reason=np.zeros((4, 3, n_reasons), int),
+    )
+
+
+def test_per_deal_means_and_head_to_head_by_hand():
+    r = handmade()
+    # Agent chips per hand: hand 0 A=10 B=-4 C=-6; hand 1 (B,C,A) = (2,0,-2) -> A=-2 B=2 C=0;
+    # hand 2 A=-3 B=6 C=-3; hand 3 (B,C,A) = (9,1,-10) -> A=-10 B=9 C=1.
+    np.testing.assert_array_equal(r.agent_chips(), [[10, -4, -6], [-2, 2, 0], [-3, 6, -3], [-10, 9, 1]])
+    per_deal = r.per_deal()  # deal 0: A=(10-2)/2=4, B=-1, C=-3; deal 1: A=-6.5, B=7.5, C=-1
+    np.testing.assert_allclose(per_deal, [[4, -1, -3], [-6.5, 7.5, -1]])
+    s = r.summary()
+    assert s["agents"]["A"]["mean_chips_per_hand"] == pytest.approx(-1.25)
+    # CI half-width: 1.96 * sd([4, -6.5], ddof=1) / sqrt(2) = 1.96 * 7.4246 / 1.4142
+    assert s["agents"]["A"]["ci95"] == pytest.approx(1.959964 * np.std([4, -6.5], ddof=1) / np.sqrt(2))
+    h = s["head_to_head"]["B vs A"]  # per-deal differences: -5 and 14
+    assert h["mean_difference"] == pytest.approx(4.5)
+    assert h["ci95"] == pytest.approx(1.959964 * np.std([-5, 14], ddof=1) / np.sqrt(2))
+    assert h["significant"] is False
+    assert s["hands"] == 4 and s["deals"] == 2
+    # Games: announcement 0 is game 1 (2 hands), 3 is game 4 (2 hands).
+    assert s["games"]["1"]["hands"] == 2 and s["games"]["4"]["hands"] == 2
+    # Announcer results: hand 0 setter seat 0 -> 10, hand 1 setter seat 1 -> 0: mean 5.
+    assert s["games"]["1"]["announcer_mean_chips"] == pytest.approx(5)
+    assert s["closings"]["B"] == {"right": 0, "wrong": 1}  # seat 0 of hand 1 is agent B
+    assert s["ends"] == {"out": 2, "close": 1, "blocked": 1}
+
+
+def test_mean_ci_and_labels():
+    mean, ci = mean_ci(np.array([1.0, 3.0]))
+    assert mean == 2 and ci == pytest.approx(1.959964 * np.sqrt(2) / np.sqrt(2))
+    assert label_agents(["greedy", "random", "greedy"]) == ["greedy#1", "random", "greedy#2"]
+
+
+def test_closing_attribution_matches_the_reference_ledger():
+    """closings_by_seat recovers each seat's closings exactly (checked on real hands)."""
+    venv = nos_env.vector_env(64, num_players=4, seed=11)
+    obs, masks, current = venv.reset()
+    rng = np.random.default_rng(0)
+    checked = 0
+    while checked < 150:
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        before = {b: venv.hand(b) for b in range(64)}
+        obs, masks, current, rewards, terminated, infos = venv.step(actions)
+        for b in np.flatnonzero(terminated):
+            hand = before[b]
+            hand.step(index_to_action(int(actions[b]), hand))
+            right, wrong = closings_by_seat(venv.tables.final_stats[b], 4)
+            want_wrong = [sum(1 for e in hand.events if e.seat == s and any(p.reason == "wrong_close" for p in e.payments)) for s in range(4)]
+            want_right = [int(any(p.reason == "close" and p.payee == s for p in hand.ledger)) for s in range(4)]
+            assert list(wrong) == want_wrong and list(right) == want_right
+            checked += 1
+
+
+@pytest.mark.parametrize("name", ["random", "greedy"])
+@pytest.mark.parametrize("n", [3, 4, 5])
+def test_agents_choose_only_legal_actions(name, n):
+    agent = make_agent(name, seed=1)
+    venv = nos_env.vector_env(128, num_players=n, seed=n)
+    obs, masks, current = venv.reset()
+    for _ in range(150):
+        actions = agent.act_batch(obs, np.array(masks), BatchContext(venv.tables, np.arange(128), current))
+        assert (np.array(masks)[np.arange(128), actions] == 1).all()
+        obs, masks, current, *_ = venv.step(actions)
+
+
+def test_greedy_never_closes_and_never_draws_by_choice():
+    agent = make_agent("greedy", seed=0)
+    venv = nos_env.vector_env(64, num_players=4, seed=2)
+    obs, masks, current = venv.reset()
+    from agents import features as F
+
+    for _ in range(100):
+        m = np.array(masks)
+        actions = agent.act_batch(obs, m)
+        assert not F.CLOSE[actions].any()
+        could_play = (m[:, F.KIND == F.PLAY].any(axis=1))
+        assert not (could_play & (F.KIND[actions] == F.DRAW)).any()
+        obs, masks, current, *_ = venv.step(actions)
+
+
+def test_tournament_is_reproducible_and_rotates_seats(tmp_path):
+    a = run_tournament(["greedy", "random", "greedy", "random"], 40, seed=3, tables=32, progress=False)
+    b = run_tournament(["greedy", "random", "greedy", "random"], 40, seed=3, tables=32, progress=False)
+    np.testing.assert_array_equal(a.chips, b.chips)
+    np.testing.assert_array_equal(a.deal, b.deal)
+    assert len(a.deal) == 160  # 40 deals x 4 rotations
+    for deal in np.unique(a.deal):  # every agent sat in every seat of every deal, once
+        rows = a.seat_agent[a.deal == deal]
+        assert len(rows) == 4
+        assert all(sorted(seat_column) == [0, 1, 2, 3] for seat_column in rows.T.tolist())
+    assert (a.chips.sum(axis=1) == 0).all()  # zero-sum per hand
+
+
+def test_command_line_writes_every_output(tmp_path, capsys):
+    out = tmp_path
+    main(["--agents", "greedy", "random", "random", "--deals", "12", "--tables", "12", "--quiet",
+          "--json", str(out / "r.json"), "--csv", str(out / "r.csv"), "--png", str(out / "r.png")])
+    text = capsys.readouterr().out
+    assert "head to head" in text and "greedy" in text
+    summary = json.loads((out / "r.json").read_text())
+    assert summary["hands"] == 36 and set(summary["agents"]) == {"greedy", "random#1", "random#2"}
+    assert len((out / "r.csv").read_text().splitlines()) == 1 + 36 * 3
+    assert (out / "r.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with pytest.raises(SystemExit):
+        main(["--agents", "greedy", "nobody", "random"])
+
+
+def test_known_agents():
+    assert {"random", "greedy"} <= set(AGENTS)
+    with pytest.raises(ValueError, match="unknown agent"):
+        make_agent("nobody")
