@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from .greedy import GreedyAgent
 from .random_agent import RandomAgent
+from .tactics import TacticsAgent
 
-AGENTS = {"random": RandomAgent, "greedy": GreedyAgent}
+AGENTS = {"random": RandomAgent, "greedy": GreedyAgent, "tactics": TacticsAgent}
 
 
 def make_agent(name: str, seed: int | None = 0, **kwargs):
