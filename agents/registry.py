@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from .greedy import GreedyAgent
 from .random_agent import RandomAgent
+from .search import SearchAgent
 from .tactics import TacticsAgent
 
-AGENTS = {"random": RandomAgent, "greedy": GreedyAgent, "tactics": TacticsAgent}
+AGENTS = {"random": RandomAgent, "greedy": GreedyAgent, "tactics": TacticsAgent, "search": SearchAgent}
 
 
 def make_agent(name: str, seed: int | None = 0, **kwargs):

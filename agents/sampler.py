@@ -28,21 +28,31 @@ What is known (the constraints)
     he holds at most ``draws`` doubles that are not face up.
   These are caps on the number of (not face-up) doubles in that hand.
 
-Method: exact uniform sampling by counting
-------------------------------------------
+Method: uniform over the consistent assignments
+-----------------------------------------------
 Each consistent assignment (a set of tiles per hand; the boneyard is the
-rest) is drawn with equal probability. The face-up doubles are placed first.
-The other unseen ("free") tiles are taken one at a time in a fixed order;
-the state is the number of tiles each hand still needs and, for capped
-hands, how many more doubles it may take. ``count(i, state)``, the number
-of ways to place tiles i.. from ``state`` (the boneyard takes what the hands
-do not), is a small memoised recursion (a few thousand states at most). To
-sample, tile i goes to the boneyard or to a hand that may take it with
-probability proportional to the number of completions of that choice: the
-sequential product of those probabilities is 1 / (number of consistent
-assignments), i.e. exactly uniform, with no rejection. The boneyard order is
-then a uniform random permutation of its tiles (nothing public tells
-anything about the order).
+rest) is drawn with equal probability, and the boneyard order is a uniform
+random permutation of its tiles (nothing public says anything about the
+order). The face-up doubles are placed first; the other unseen ("free")
+tiles are then dealt in one of two ways, both exactly uniform:
+
+- *Rejection* (the fast path, vectorised): deal a uniformly random
+  permutation of the free tiles to the hands in turn, the rest in its
+  permuted order forming the boneyard, and keep the deals that meet the
+  constraints. Uniform over all deals, conditioned on consistency, is uniform
+  over the consistent deals. Without a constraint that can fail (no pass
+  record, no binding cap: most positions) every deal is kept.
+- *Counting* (the fallback, for whatever a few rejection rounds leave
+  short): the free tiles are taken one at a time in a fixed order; the state
+  is the number of tiles each hand still needs and, for capped hands, how
+  many more doubles it may take. ``count(i, state)``, the number of ways to
+  place tiles i.. from ``state`` (the boneyard takes what the hands do not),
+  is a small memoised recursion (a few thousand states at most). Tile i goes
+  to the boneyard or to a hand that may take it with probability proportional
+  to the number of completions of that choice, so each consistent assignment
+  comes out with probability 1 / (their number): no rejection at all.
+
+Each sample comes from one of two uniform samplers, so the mix is uniform.
 
 Nothing in the sampler looks at anything but the observation vector: it
 never sees an engine, a table or a true hand.
@@ -206,13 +216,25 @@ class HiddenSampler:
             caps.append(_UNCAPPED if c.double_cap[r] is None else c.double_cap[r])
         m = len(self.seats)
         self._m = m
+        self._needs = needs
+        self._caps = caps
         self._allowed = [[not ((c.forbidden[r] >> t) & 1) for r in self.seats] for t in self.free]
         self._double = [bool(_IS_DOUBLE[t]) for t in self.free]
         self._start = tuple(needs) + tuple(caps)
         self._memo: dict = {}
-        self.total = self._count(0, self._start)
-        if self.total == 0:
-            raise ValueError("no assignment of the hidden tiles agrees with this observation")
+        self._total: int | None = None
+        # Rejection sampling needs constraints that can fail; without any, every deal is consistent.
+        self._constrained = any(c.forbidden[r] & unseen for r in self.seats) or any(
+            cap < min(need, len(DOUBLE_TILES)) for need, cap in zip(needs, caps))
+
+    @property
+    def total(self) -> int:
+        """The number of consistent assignments (boneyard as a set); raises if there is none."""
+        if self._total is None:
+            self._total = self._count(0, self._start)
+            if self._total == 0:
+                raise ValueError("no assignment of the hidden tiles agrees with this observation")
+        return self._total
 
     # ------------------------------------------------------------ counting
     def _count(self, i: int, state: tuple) -> int:
@@ -256,7 +278,56 @@ class HiddenSampler:
     def sample_bits(self, rng: np.random.Generator, num_samples: int = 1) -> tuple[np.ndarray, np.ndarray]:
         """``num_samples`` assignments as (hands [K, n] int64 tile masks by offset, boneyards [K, size] int8, in order).
 
-        ``hands[:, 0]`` is the observer's own hand (unchanged)."""
+        ``hands[:, 0]`` is the observer's own hand (unchanged).
+
+        Fast path: uniform random deals of the free tiles (a random permutation
+        dealt to the hands in turn, the rest, in its permuted order, forming the
+        boneyard), kept when they meet the constraints (rejection sampling: exactly
+        uniform over the consistent ones). Whatever a few rounds of that do not
+        supply comes from the exact counting sampler, also uniform, so the mix is
+        uniform too.
+        """
+        c = self.constraints
+        n = self.num_players
+        hands = np.zeros((num_samples, n), np.int64)
+        bones = np.zeros((num_samples, c.boneyard_size), np.int8)
+        hands[:, 0] = c.own
+        for r in range(1, n):
+            hands[:, r] = c.face_up[r]
+        got = 0
+        free = np.array(self.free, np.int64)
+        bits = np.left_shift(np.int64(1), free)
+        bounds = np.cumsum([0] + self._needs)
+        for _ in range(4 if self._constrained else 1):
+            if got == num_samples or len(free) == 0:
+                break
+            batch = max(64, 2 * (num_samples - got)) if self._constrained else num_samples - got
+            perm = np.argsort(rng.random((batch, len(free))), axis=1)
+            ok = np.ones(batch, bool)
+            dealt = []
+            for k, r in enumerate(self.seats):
+                h = bits[perm[:, bounds[k]:bounds[k + 1]]].sum(axis=1)
+                ok &= (h & c.forbidden[r]) == 0
+                cap = self._caps[k]
+                if cap != _UNCAPPED:
+                    ok &= _popcount_doubles(h) <= cap
+                dealt.append(h)
+            take = np.flatnonzero(ok)[: num_samples - got]
+            for k, r in enumerate(self.seats):
+                hands[got:got + len(take), r] |= dealt[k][take]
+            bones[got:got + len(take)] = free[perm[take, bounds[-1]:]]
+            got += len(take)
+        if len(free) == 0:
+            return hands, bones
+        if got < num_samples:
+            self.total  # raises if nothing is consistent
+            h, b = self._sample_exact(rng, num_samples - got)
+            hands[got:] = h
+            bones[got:] = b
+        return hands, bones
+
+    def _sample_exact(self, rng: np.random.Generator, num_samples: int) -> tuple[np.ndarray, np.ndarray]:
+        """The counting sampler (module docstring): exact, no rejection, slower to set up."""
         c = self.constraints
         n = self.num_players
         m = self._m
@@ -299,6 +370,13 @@ class HiddenSampler:
         boneyard: tile indices, top first)."""
         hands, bones = self.sample_bits(rng, num_samples)
         return [([bits_to_tiles(int(h)) for h in hands[j]], [int(t) for t in bones[j]]) for j in range(num_samples)]
+
+
+def _popcount_doubles(h: np.ndarray) -> np.ndarray:
+    count = np.zeros(h.shape, np.int64)
+    for t in DOUBLE_TILES:
+        count += (h >> t) & 1
+    return count
 
 
 def sample_hidden(obs: np.ndarray, rng: np.random.Generator, num_samples: int = 1):

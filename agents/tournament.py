@@ -98,6 +98,22 @@ class TournamentResult:
                     mean, ci = mean_ci(per_deal[:, i] - per_deal[:, j])
                     head_to_head[f"{a} vs {b}"] = {"mean_difference": mean, "ci95": ci,
                                                   "significant": bool(abs(mean) > ci)}
+        # The same agent in several seats (e.g. A, B, A, B) is also summed up by name.
+        names = [label.split("#")[0] for label in labels]
+        unique = list(dict.fromkeys(names))
+        by_name = np.stack([per_deal[:, [k for k, m in enumerate(names) if m == name]].mean(axis=1)
+                            for name in unique], axis=1)
+        agents_by_name = {}
+        for u, name in enumerate(unique):
+            mean, ci = mean_ci(by_name[:, u])
+            agents_by_name[name] = {"mean_chips_per_hand": mean, "ci95": ci}
+        names_head_to_head = {}
+        for i, a in enumerate(unique):
+            for j, b in enumerate(unique):
+                if i != j:
+                    mean, ci = mean_ci(by_name[:, i] - by_name[:, j])
+                    names_head_to_head[f"{a} vs {b}"] = {"mean_difference": mean, "ci95": ci,
+                                                        "significant": bool(abs(mean) > ci)}
         # Announcements: how often each game, and the announcer's mean result.
         games = {}
         game_of = np.array([a.game for a in ALL_ANNOUNCEMENTS])[self.announcement]
@@ -123,6 +139,8 @@ class TournamentResult:
         return {
             "agents": agents,
             "head_to_head": head_to_head,
+            "agents_by_name": agents_by_name,
+            "head_to_head_by_name": names_head_to_head,
             "games": games,
             "closings": closings,
             "payments_by_reason_per_hand": reasons,

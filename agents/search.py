@@ -1,0 +1,372 @@
+"""Search: determinized Monte-Carlo over the fast engine, with greedy (or tactics) rollouts.
+
+For each decision (a row of ``act_batch``: one seat at one fast-engine table,
+given by ``context``) with more than one legal action:
+
+1. **Candidates.** Every legal action, except:
+   - announcements: only the ``announce_top_k`` best by greedy's own
+     announcement score (own tiles playable at the opening; seeded
+     tie-break), since 43-60 are legal;
+   - a closing (close=1) that is certainly wrong is dropped: after its play
+     the closer still holds a tile that fits somewhere, or more unseen tiles
+     fit than the boneyard's last two could hide (D14); it would cost 40 to
+     everyone and change nothing else. This is read from the public layout,
+     the unseen tiles and the agent's own hand only.
+2. **Determinizations.** ``K = max(min_rollouts, rollouts // candidates)``
+   samples of the hidden tiles are drawn by :class:`agents.sampler.HiddenSampler`
+   from the row's observation alone (uniform over the assignments consistent
+   with it). The same K samples serve every candidate (common random numbers:
+   candidates are compared on the same deals, which removes most of the
+   noise from the comparison).
+3. **Scratch batch.** One :class:`~nos_env.fast_engine.FastTables` batch of
+   ``K * candidates`` tables (split into batches of at most ``max_batch``
+   rows, whole samples each: from 256 tables on, FastTables steps on every
+   core, which only slows rollouts down on a busy machine). Each row is the
+   real table's snapshot (``tables.clone_table(b)``) with every hidden part overwritten (D17):
+   other seats' ``S_HAND`` by the sample, their ``S_DEALT`` by what the
+   sample and the public record imply (sampled hand | the tiles they placed,
+   a declarer's non-face-up doubles and a drawn set tile left out, D8/D9),
+   ``BONE[T_BONE_TOP:T_BONE_END]`` by the sampled boneyard order and the
+   rest of ``BONE`` (drawn tiles) zeroed, the history ``H`` and the random
+   stream ``R`` replaced. The observer's own hand and the public structure
+   (layout, phase, turn, waits, chips, pass records) are kept. Then
+   ``T_HANDS_LEFT = 0`` (the rollout stops at the end of this hand), the
+   mask is recomputed per row with ``fast_kernels.compute_mask``, and it is
+   checked against the real mask (it depends only on the acting seat's hand).
+4. **Rollouts.** The candidate is applied with ``step(..., autoreset=False)``,
+   then every seat plays :class:`agents.greedy.GreedyAgent`'s policy until each
+   table's hand is over. The policy is evaluated in vectorised form: in the
+   declare, immediate and play phases greedy's scores depend on the action
+   only, so they are one fixed score vector (taken from ``GreedyAgent.scores``
+   itself) plus a seeded tie-break; in the set and announce phases (only
+   reachable when the searched decision is a set) the rows are observed and
+   ``GreedyAgent.act_batch`` decides.
+   The scratch tables are built with ``illegal_action="penalty"`` so the whole
+   batch can be stepped while some tables are finished: a finished table's
+   row gets action 0 (its mask is all zeros) and whatever the penalty does to
+   it afterwards is ignored, because each table's result is read at the step
+   it terminates. Live rows' actions are checked against their masks, so a
+   policy bug still raises. Decisions with one legal action are applied by the
+   engine (``auto_forced=True``, D12: the results are the same either way,
+   and the rollouts need fewer steps).
+5. **Score.** A candidate's value is the mean, over its K rollouts, of the
+   acting seat's chip change from the decision to the end of the hand (its
+   chips when the table terminates minus its chips at the decision). The best
+   mean wins (ties: the first candidate in action order).
+
+``rollout="tactics"`` plays the rollouts with :class:`agents.tactics.TacticsAgent`
+instead (observed rows, slower).
+
+6. **Safeguard** (``prior="tactics"``, the default): a few dozen rollouts
+   cannot separate candidates a few chips apart (a hand's result spreads by
+   tens of chips), so a plain argmax mostly picks at random among near-equal
+   moves. The agent therefore starts from the prior policy's action
+   (:class:`agents.tactics.TacticsAgent`) and switches to the best searched
+   candidate only when its advantage, measured on the same samples (paired
+   differences), exceeds ``margin`` standard errors (default 2). With
+   ``prior=None`` the search takes the plain argmax.
+
+Budget (defaults): ``rollouts=64`` rollouts per decision in all, split evenly
+over the candidates with at least ``min_rollouts=2`` each; ``announce_top_k=8``
+announcements searched. A typical play decision has 2-6 candidates, so 10-32
+rollouts each.
+
+With ``time_limit`` (seconds) the agent repeats step 2-4 with fresh samples
+until the time is used (at least once); otherwise it is deterministic given
+its seed and its inputs. With a single legal action it answers at once.
+
+D17: the agent reads the engine's arrays only for the public structure and its
+own hand; every hidden tile comes from the sampler, which sees only the
+observation. ``tests/test_search.py`` checks that permuting the real hidden
+tiles leaves the decision and every value estimate unchanged.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from numba import njit
+
+from nos_env import fast_kernels as K
+from nos_env.encoding import NUM_ACTIONS, OBSERVATION_SIZE
+from nos_env.fast_engine import ARRAYS, FastTables
+
+from . import features as F
+from .base import Agent, BatchContext
+from .greedy import GreedyAgent, obs_set_tile
+from .sampler import DOUBLES_MASK, HiddenSampler
+
+
+class SearchAgent(Agent):
+    name = "search"
+
+    def __init__(
+        self,
+        seed: int | None = 0,
+        rollouts: int = 64,
+        min_rollouts: int = 2,
+        announce_top_k: int = 8,
+        time_limit: float | None = None,
+        prune_wrong_closes: bool = True,
+        max_batch: int = 255,
+        rollout: str = "greedy",
+        prior: str | None = "tactics",
+        margin: float = 2.0,
+    ):
+        super().__init__(seed)
+        if prior not in (None, "greedy", "tactics"):
+            raise ValueError(f"prior must be None, 'greedy' or 'tactics', got {prior!r}")
+        self.margin = float(margin)
+        if rollout not in ("greedy", "tactics"):
+            raise ValueError(f"rollout must be 'greedy' or 'tactics', got {rollout!r}")
+        self.rollout = rollout
+        if rollouts < 1 or min_rollouts < 1 or announce_top_k < 1:
+            raise ValueError("rollouts, min_rollouts and announce_top_k must be positive")
+        self.rollouts = int(rollouts)
+        self.min_rollouts = int(min_rollouts)
+        self.announce_top_k = int(announce_top_k)
+        self.time_limit = time_limit
+        self.prune_wrong_closes = prune_wrong_closes
+        self.max_batch = int(max_batch)
+        self.greedy = GreedyAgent(seed=None if seed is None else seed + 7919)
+        # Greedy's scores where they do not depend on the observation (declare, immediate, play).
+        self._static = self.greedy.scores(np.zeros((1, OBSERVATION_SIZE), np.float32),
+                                          np.ones((1, NUM_ACTIONS), np.int8))[0]
+        # Rollouts by the Tactics agent are slower but judge candidates against stronger play.
+        self.rollout_agent = None
+        if rollout == "tactics":
+            from .tactics import TacticsAgent
+
+            self.rollout_agent = TacticsAgent(seed=None if seed is None else seed + 104729)
+        # The prior policy's choice stands unless the search shows a better one clearly (see search()).
+        self.prior = None
+        if prior == "tactics":
+            from .tactics import TacticsAgent
+
+            self.prior = TacticsAgent(seed=None if seed is None else seed + 15485863)
+        elif prior == "greedy":
+            self.prior = GreedyAgent(seed=None if seed is None else seed + 15485863)
+        self._scratch: dict = {}
+        self.last_search: dict | None = None  # candidates, values, rollouts of the last searched decision
+
+    # ------------------------------------------------------------------ api
+    def act_batch(self, obs: np.ndarray, masks: np.ndarray, context: BatchContext | None = None) -> np.ndarray:
+        if context is None or context.tables is None or context.table_index is None or context.seats is None:
+            raise ValueError("SearchAgent needs a BatchContext with tables, table_index and seats "
+                             "(the fast-engine tables the rows come from)")
+        B = obs.shape[0]
+        out = np.empty(B, np.int64)
+        for i in range(B):
+            legal = np.flatnonzero(masks[i])
+            if len(legal) == 0:
+                raise ValueError(f"row {i} has no legal action")
+            if len(legal) == 1:
+                out[i] = legal[0]
+                continue
+            out[i] = self.search(obs[i], masks[i], context.tables, int(context.table_index[i]),
+                                 int(context.seats[i]))
+        return out
+
+    def search(self, obs: np.ndarray, mask: np.ndarray, tables: FastTables, b: int, seat: int) -> int:
+        """The action for one decision of ``seat`` at table ``b`` of ``tables`` (see the module docstring)."""
+        n = tables.num_players
+        snapshot = tables.clone_table(b)
+        if int(snapshot["T"][K.T_TO_MOVE]) != seat:
+            raise ValueError(f"seat {seat} is not to move at table {b}")
+        if not np.array_equal(snapshot["MASK"] != 0, np.asarray(mask) != 0):
+            raise ValueError(f"the mask given for table {b} is not the table's")
+        sampler = HiddenSampler(obs)  # only the observation
+        public = _public_snapshot(snapshot)
+        candidates = self._candidates(obs, mask, public, sampler, n, seat)
+        if len(candidates) == 1:
+            self.last_search = {"candidates": candidates, "values": np.zeros(1), "rollouts": 0}
+            return int(candidates[0])
+        C = len(candidates)
+        k = max(self.min_rollouts, self.rollouts // C)
+        results = []
+        start = time.perf_counter()
+        chunk = max(1, self.max_batch // C)  # samples per scratch batch
+        while True:
+            for first in range(0, k, chunk):
+                size = min(chunk, k - first)
+                results.append(self._evaluate(public, sampler, candidates, size, n, seat))  # [size, C]
+            if self.time_limit is None or time.perf_counter() - start >= self.time_limit:
+                break
+        values = np.concatenate(results)  # [samples, C]: every candidate on the same samples
+        means = values.mean(axis=0)
+        best = int(np.argmax(means))
+        choice = int(candidates[best])
+        if self.prior is not None:
+            # Policy improvement with a safeguard: keep the prior's action unless the best
+            # candidate beats it on the same samples by more than `margin` standard errors.
+            prior_action = int(self.prior.act(obs, mask))
+            where = np.flatnonzero(candidates == prior_action)
+            if len(where):
+                diff = values[:, best] - values[:, where[0]]
+                se = diff.std(ddof=1) / np.sqrt(len(diff)) if len(diff) > 1 else np.inf
+                if not diff.mean() > self.margin * se:
+                    choice = prior_action
+        self.last_search = {"candidates": candidates, "values": means, "rollouts": len(values), "choice": choice}
+        return choice
+
+    # ----------------------------------------------------------- candidates
+    def _candidates(self, obs, mask, public, sampler, n, seat) -> np.ndarray:
+        legal = np.flatnonzero(mask)
+        kind = F.KIND[legal]
+        keep = np.ones(len(legal), bool)
+        announce = kind == F.ANNOUNCE
+        if announce.sum() > self.announce_top_k:
+            hand = int(F.hand_bits(obs[None, :])[0])
+            set_tile = int(obs_set_tile(obs[None, :])[0])
+            score = F.popcount(hand & F.OPENING_PLAYABLE[set_tile][F.ANN[legal]]).astype(np.float64)
+            score += self.rng.random(len(legal)) * 1e-3
+            score[~announce] = -np.inf
+            top = np.argsort(-score)[: self.announce_top_k]
+            keep &= ~announce
+            keep[top] = True
+        if self.prune_wrong_closes:
+            for i in np.flatnonzero((kind == F.PLAY) & F.CLOSE[legal]):
+                if self._certainly_wrong_close(public, sampler, int(legal[i]) - 1, n, seat):
+                    keep[i] = False
+        return legal[keep]
+
+    def _certainly_wrong_close(self, public, sampler, play, n, seat) -> bool:
+        """D14 from public facts: after ``play`` (the close=0 twin) a tile that must be counted fits.
+
+        Wrong for sure if the closer still holds a fitting tile, or if more unseen tiles fit than the
+        boneyard's last two (never counted) could hide: the others are in hands still in the game or
+        drawable. Never wrong when the tile ends the hand (D21)."""
+        tables = self._tables(1, n)
+        _restore_rows(tables, public)
+        hands, bones = sampler.sample_bits(np.random.default_rng(0), 1)  # any consistent deal: only public facts are read
+        _determinize(tables, np.zeros(1, np.int64), hands, bones, sampler, seat, n)
+        K.apply_action(tables.T, tables.S, tables.A, tables.L, tables.BONE, 0, n, play)
+        if tables.T[0, K.T_PHASE] == K.P_OVER:
+            return False
+        fits = int(K._accepted_anywhere(tables.T, tables.A, 0))
+        own = int(tables.S[0, seat, K.S_HAND])
+        unseen_fitting = bin(fits & sampler.constraints.unseen).count("1")
+        return (own & fits) != 0 or unseen_fitting > min(2, sampler.constraints.boneyard_size)
+
+    # ------------------------------------------------------------ rollouts
+    def _evaluate(self, public, sampler, candidates, k, n, seat) -> np.ndarray:
+        """Chip change of ``seat`` for each of k samples x candidates (rows sample-major)."""
+        C = len(candidates)
+        rows = k * C
+        tables = self._tables(rows, n)
+        _restore_rows(tables, public)
+        hands, bones = sampler.sample_bits(self.rng, k)
+        sample_of_row = np.repeat(np.arange(k), C)
+        _determinize(tables, sample_of_row, hands, bones, sampler, seat, n)
+        tables.R[:] = self.rng.integers(0, 2**63, rows, dtype=np.int64).astype(np.uint64)
+        want = public["MASK"] != 0
+        _compute_masks(tables.T, tables.S, tables.A, tables.MASK, n)  # the hands changed
+        if not np.array_equal(tables.MASK != 0, np.broadcast_to(want, tables.MASK.shape)):
+            raise RuntimeError("a determinized table's mask differs from the real one")
+        before = tables.S[:, seat, K.S_CHIPS].astype(np.int64)
+        after = np.zeros(rows, np.int64)
+        done = np.zeros(rows, bool)
+        actions = np.tile(np.asarray(candidates, np.int64), k)
+        noise = self.rng.random((rows, NUM_ACTIONS), dtype=np.float32) * 1e-3  # greedy's tie-break, per rollout
+        score = (self._static[None, :] + noise).astype(np.float32)  # greedy's scores, declare/immediate/play
+        while True:
+            _, terminated, _, _, _ = tables.step(actions, observe=False, autoreset=False)
+            newly = terminated & ~done
+            after[newly] = tables.S[newly, seat, K.S_CHIPS]
+            done |= newly
+            if done.all():
+                break
+            actions = self._rollout_actions(tables, done, score)
+        return (after - before).reshape(k, C)
+
+    def _rollout_actions(self, tables, done, score) -> np.ndarray:
+        masks = tables.MASK
+        actions = np.zeros(len(done), np.int64)
+        phase = tables.T[:, K.T_PHASE]
+        if self.rollout_agent is not None:
+            live = np.flatnonzero(~done)
+            obs = tables.observe(np.maximum(tables.T[:, K.T_TO_MOVE], 0))
+            actions[live] = self.rollout_agent.act_batch(obs[live], masks[live])
+            early = np.zeros(len(done), bool)
+        else:
+            _best_legal(masks, score, done, actions)
+            early = ~done & (phase <= K.P_ANNOUNCE)
+        if early.any():
+            obs = tables.observe(np.maximum(tables.T[:, K.T_TO_MOVE], 0))
+            actions[early] = self.greedy.act_batch(obs[early], masks[early])
+        actions[done] = 0  # finished tables: ignored (penalty option, see the module docstring)
+        live = np.flatnonzero(~done)
+        if (masks[live, actions[live]] == 0).any():
+            raise RuntimeError("the rollout policy chose an illegal action")
+        return actions
+
+    def _tables(self, rows: int, n: int) -> FastTables:
+        key = (rows, n)
+        if key not in self._scratch:
+            if len(self._scratch) > 32:
+                self._scratch.clear()
+            self._scratch[key] = FastTables(rows, n, seed=0, hands_per_episode=1, illegal_action="penalty",
+                                            auto_forced=True)
+        return self._scratch[key]
+
+
+# ------------------------------------------------------------------ helpers
+@njit(cache=True)
+def _compute_masks(T, S, A, MASK, n):
+    for b in range(T.shape[0]):
+        K.compute_mask(T, S, A, MASK, b, n)
+
+
+@njit(cache=True)
+def _best_legal(MASK, score, done, out):
+    """Per live row, the legal action with the highest score (greedy's choice)."""
+    for b in range(MASK.shape[0]):
+        if done[b]:
+            continue
+        best = -1
+        top = np.float32(-np.inf)
+        for a in range(MASK.shape[1]):
+            if MASK[b, a] and (best < 0 or score[b, a] > top):
+                best = a
+                top = score[b, a]
+        out[b] = best
+
+
+def _public_snapshot(snapshot: dict) -> dict:
+    """The table's snapshot with the parts no determinization keeps already cleared."""
+    snap = {name: snapshot[name].copy() for name in ARRAYS}
+    snap["T"][K.T_HANDS_LEFT] = 0  # the rollout ends with this hand
+    snap["T"][K.T_NHIST] = 0
+    snap["H"][:] = 0
+    snap["S"][:, K.S_PENDING] = 0
+    snap["S"][:, K.S_COUNT] = 0
+    return snap
+
+
+def _restore_rows(tables: FastTables, snap: dict) -> None:
+    for name in ARRAYS:
+        getattr(tables, name)[...] = snap[name]
+
+
+def _determinize(tables, sample_of_row, hands, bones, sampler, seat, n) -> None:
+    """Overwrite every hidden part of each row with its sample (hands [k, n] by offset, bones [k, size])."""
+    c = sampler.constraints
+    T, S, BONE = tables.T, tables.S, tables.BONE
+    top, end = int(T[0, K.T_BONE_TOP]), int(T[0, K.T_BONE_END])
+    if end - top != bones.shape[1]:
+        raise RuntimeError("the boneyard size in the table and in the observation differ")
+    for r in range(1, n):
+        s = (seat + r) % n
+        hand = hands[sample_of_row, r]
+        if c.declared[r]:  # D9: his dealt doubles still held are the face-up ones
+            kept = (hand & ~DOUBLES_MASK) | c.face_up[r]
+        else:
+            kept = hand
+        dealt = kept | c.placed[r]
+        if c.set_drawn_by == r:  # D8: a tile drawn for the set was not dealt
+            dealt &= ~(1 << int(T[0, K.T_SET_TILE]))
+        S[:, s, K.S_HAND] = hand
+        S[:, s, K.S_DEALT] = dealt
+    BONE[:, :] = 0
+    BONE[:, top:end] = bones[sample_of_row]
