@@ -175,6 +175,15 @@ class TournamentResult:
                     mark = "*" if h["significant"] else " "
                     cells.append(f"{h['mean_difference']:+8.2f}±{h['ci95']:5.2f}{mark}".rjust(16))
             lines.append(f"{a:16s}" + "".join(cells))
+        if any("#" in label for label in self.labels):
+            lines += ["", "by agent name (seats of the same agent averaged):"]
+            for name, a in s["agents_by_name"].items():
+                lines.append(f"{name:16s} {a['mean_chips_per_hand']:11.2f} {'±':>2s}{a['ci95']:6.2f}")
+            for pair, h in s["head_to_head_by_name"].items():
+                a, b = pair.split(" vs ")
+                if list(s["agents_by_name"]).index(a) > list(s["agents_by_name"]).index(b):
+                    mark = "*" if h["significant"] else ""
+                    lines.append(f"{pair:32s} {h['mean_difference']:+9.2f} ± {h['ci95']:.2f} {mark}")
         lines += ["", f"{'game':48s} {'hands':>7s} {'share':>6s} {'announcer chips':>16s}"]
         for g, entry in s["games"].items():
             if entry["hands"]:
