@@ -1,4 +1,4 @@
-"""Search: determinized Monte-Carlo over the fast engine, with greedy (or tactics) rollouts.
+"""Search: determinized Monte-Carlo over the fast engine, with tactics (or greedy) rollouts.
 
 For each decision (a row of ``act_batch``: one seat at one fast-engine table,
 given by ``context``) with more than one legal action:
@@ -54,8 +54,10 @@ given by ``context``) with more than one legal action:
    chips when the table terminates minus its chips at the decision). The best
    mean wins (ties: the first candidate in action order).
 
-``rollout="tactics"`` plays the rollouts with :class:`agents.tactics.TacticsAgent`
-instead (observed rows, slower).
+By default (``rollout="tactics"``) the rollouts are played by
+:class:`agents.tactics.TacticsAgent` on observed rows, not greedy: slower, but
+it judges candidates against strong play, and only with it does Search beat
+Tactics (docs/agents.md). ``rollout="greedy"`` uses the fast greedy scorer above.
 
 6. **Safeguard** (``prior="tactics"``, the default): a few dozen rollouts
    cannot separate candidates a few chips apart (a hand's result spreads by
@@ -110,7 +112,7 @@ class SearchAgent(Agent):
         time_limit: float | None = None,
         prune_wrong_closes: bool = True,
         max_batch: int = 255,
-        rollout: str = "greedy",
+        rollout: str = "tactics",
         prior: str | None = "tactics",
         margin: float = 2.0,
     ):
