@@ -404,7 +404,6 @@ class TacticsAgent(Agent):
 
     # ---------------------------------------------------------------- play
     def _act_play(self, obs: np.ndarray, legal: np.ndarray) -> np.ndarray:
-        R = obs.shape[0]
         out_action = np.where(legal[:, E.DRAW], E.DRAW, E.PASS).astype(np.int64)
         plays = legal[:, E.PLAY0:E.PASS:2]  # close=0 variants
         rows, j = np.nonzero(plays)

@@ -142,6 +142,7 @@ from .encoding import (
 )
 from .engine import DEFAULT_CHIPS, Hand, Options
 from .backends import BACKENDS
+from .options import check_options
 from .render import render_text
 
 RESET_OPTIONS = ("deal", "on_set", "chips")
@@ -183,15 +184,8 @@ class raw_env(AECEnv):
         self.num_players = check_num_players(num_players)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
-        if isinstance(hands_per_episode, bool) or not isinstance(hands_per_episode, int) or hands_per_episode < 1:
-            raise ValueError(f"hands_per_episode must be a positive integer, got {hands_per_episode!r}")
-        if illegal_action not in ("raise", "penalty"):
-            raise ValueError(f"illegal_action must be 'raise' or 'penalty', got {illegal_action!r}")
-        for name, value in (("reward_scale", reward_scale), ("chip_scale", chip_scale)):
-            if not isinstance(value, (int, float)) or not np.isfinite(value) or value <= 0:
-                raise ValueError(f"{name} must be a positive number, got {value!r}")
-        if not isinstance(starting_chips, int) or isinstance(starting_chips, bool):
-            raise ValueError(f"starting_chips must be an integer, got {starting_chips!r}")
+        check_options(hands_per_episode, illegal_action, starting_chips,
+                      reward_scale=reward_scale, chip_scale=chip_scale)
         self.render_mode = render_mode
         self.hands_per_episode = hands_per_episode
         self.first_hand_rule = (hands_per_episode > 1) if first_hand_rule is None else bool(first_hand_rule)

@@ -20,6 +20,7 @@ from . import fast_kernels as K
 from .deal import Deal, check_num_players
 from .encoding import NUM_ACTIONS, OBSERVATION_SIZE, index_to_action
 from .engine import DEFAULT_CHIPS, Hand, Options
+from .options import check_options
 from .rng import seed_state
 from .tiles import ALL_TILES, TILE_INDEX
 
@@ -43,14 +44,7 @@ class FastTables:
     ):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        if isinstance(hands_per_episode, bool) or not isinstance(hands_per_episode, int) or hands_per_episode < 1:
-            raise ValueError(f"hands_per_episode must be a positive integer, got {hands_per_episode!r}")
-        if illegal_action not in ("raise", "penalty"):
-            raise ValueError(f"illegal_action must be 'raise' or 'penalty', got {illegal_action!r}")
-        if isinstance(starting_chips, bool) or not isinstance(starting_chips, int):
-            raise ValueError(f"starting_chips must be an integer, got {starting_chips!r}")
-        if not isinstance(chip_scale, (int, float)) or not np.isfinite(chip_scale) or chip_scale <= 0:
-            raise ValueError(f"chip_scale must be a positive number, got {chip_scale!r}")
+        check_options(hands_per_episode, illegal_action, starting_chips, chip_scale=chip_scale)
         self.num_envs = B = int(num_envs)
         self.num_players = check_num_players(num_players)
         self.hands_per_episode = hands_per_episode

@@ -40,6 +40,7 @@ from . import fast_kernels as K
 from .deal import Deal
 from .engine import DEFAULT_CHIPS
 from .fast_engine import FastTables
+from .options import check_options
 
 
 def vector_env(num_envs: int, num_players: int = 4, seed: int | None = None, **options) -> "NosVectorEnv":
@@ -62,8 +63,7 @@ class NosVectorEnv:
         chip_scale: float = 100.0,
         copy_observations: bool = True,
     ):
-        if not isinstance(reward_scale, (int, float)) or not np.isfinite(reward_scale) or reward_scale <= 0:
-            raise ValueError(f"reward_scale must be a positive number, got {reward_scale!r}")
+        check_options(reward_scale=reward_scale)
         self.tables = FastTables(num_envs, num_players, seed, hands_per_episode, first_hand_rule,
                                  starting_chips, illegal_action, auto_forced, chip_scale)
         self.num_envs = self.tables.num_envs

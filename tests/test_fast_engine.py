@@ -11,7 +11,7 @@ from nos_env import fast_kernels as K
 from nos_env.deal import Deal
 from nos_env.differential import run
 from nos_env.encoding import NUM_ACTIONS, OBSERVATION_SIZE, action_to_index, encode_observation, legal_mask
-from nos_env.engine import IllegalActionError, Options
+from nos_env.engine import IllegalActionError
 from nos_env.fast_engine import FastTables
 from nos_env.record import start_from_record
 from nos_env.rng import SplitMix64, seed_state
