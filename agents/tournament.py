@@ -240,7 +240,8 @@ class TournamentResult:
 def closings_by_seat(stats: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """Each seat's correct and wrong closings in a finished episode (``FastTables.final_stats`` row).
 
-    A correct closing pays the closer (at most one per hand). A wrong closing costs its
+    A correct closing pays the closer and ends the hand: at most one per seat in a one-hand
+    episode (tournaments play one-hand episodes). A wrong closing costs its
     closer 40 to each of the n-1 others, so with W wrong closings in all a seat's net
     wrong-close chips are 40*(W - n*w) for its own w: w = (40*W - net) / (40*n).
     """
@@ -302,8 +303,10 @@ def run_tournament(agent_names: list[str], deals: int, seed: int = 0, duplicate:
     actions = np.zeros(B, np.int64)
     while (played < quota[group]).any():
         agent_of_row = (current + rotation) % n
+        idle = played >= quota[group]  # done with its deals: any legal move, no agent asked
+        actions[idle] = engine.MASK[idle].argmax(axis=1)
         for k, agent in enumerate(agents):
-            rows = np.flatnonzero(agent_of_row == k)
+            rows = np.flatnonzero((agent_of_row == k) & ~idle)
             if len(rows):
                 context = BatchContext(tables=engine, table_index=rows, seats=current[rows])
                 actions[rows] = agent.act_batch(obs[rows], engine.MASK[rows], context)

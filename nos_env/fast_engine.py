@@ -112,6 +112,8 @@ class FastTables:
         T[b, K.T_HANDS_LEFT] = self.hands_per_episode - 1
         T[b, K.T_HAND_INDEX] = 0
         T[b, K.T_DONE] = 0
+        T[b, K.T_CLOSE_RIGHT] = 0  # per-episode counters (S, payments by reason included, is zeroed above)
+        T[b, K.T_CLOSE_WRONG] = 0
         K.start_hand(self.T, self.S, self.A, self.L, b, n, probe.on_set, int(first_hand))
         K.settle(self.T, self.S, self.A, self.L, self.BONE, self.R, self.MASK, b, n, self.auto_forced)
         self.S[b, :n, K.S_PENDING] = self.S[b, :n, K.S_CHIPS] - self.S[b, :n, K.S_CHIPS_EPISODE]

@@ -1057,14 +1057,18 @@ def _step_one(T, S, A, L, BONE, R, MASK, H, b, n, a, auto, penalty, hands, first
     for s in range(MAX_SEATS):
         rewards[b, s] = S[b, s, S_CHIPS] - rewards[b, s] + S[b, s, S_PENDING]
         S[b, s, S_PENDING] = 0
-    # The decision joins the hand's history unless it ended the hand (a new one starts empty).
-    if T[b, T_HAND_INDEX] == hand_index and not T[b, T_DONE]:
+    # The decision joins the hand's history, the one that ends the hand included; when a new
+    # hand or episode has started, its history starts empty instead.
+    if T[b, T_HAND_INDEX] == hand_index:
         k = T[b, T_NHIST]
         if k < MAX_HISTORY:
             H[b, k] = a
         T[b, T_NHIST] = k + 1
     terminated[b] = T[b, T_DONE]
-    if T[b, T_DONE]:
+    if not T[b, T_DONE]:
+        for s in range(MAX_SEATS):
+            final_chips[b, s] = 0
+    else:
         for s in range(MAX_SEATS):
             final_chips[b, s] = S[b, s, S_CHIPS]
         final_stats[b, F_ANN] = T[b, T_ANN]

@@ -113,9 +113,13 @@ class NosVectorEnv:
 
     def load_deal(self, b: int, deal: Deal, on_set: int | None = None, chips: list[int] | None = None,
                   first_hand: bool = False) -> None:
-        """Start table ``b`` from a given deal and seat on set (engine text tiles: ``Deal.from_tiles``)."""
+        """Start table ``b`` from a given deal and seat on set (engine text tiles: ``Deal.from_tiles``).
+
+        Before the first ``reset()``, every table is reset first, so the others hold real games too.
+        """
+        if self._needs_reset:
+            self.reset()
         self.tables.load_deal(b, deal, on_set, chips, first_hand)
-        self._needs_reset = False
 
     # ------------------------------------------------------- clone / restore
     def clone(self) -> dict:

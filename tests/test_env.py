@@ -415,3 +415,16 @@ def test_pass_evidence_is_a_fact_and_draw_evidence_only_public():
             assert not (set(hand.hands[s]) & hand.passed_tiles[s])
             checked += bool(hand.passed_tiles[s])
     assert checked > 50
+
+
+def test_the_finished_hand_is_complete_on_both_backends():
+    """After the last step, env.unwrapped.hand is the finished hand (fast: rebuilt from its decisions)."""
+    for backend in BACKENDS:
+        e = nos_env.env(num_players=4, backend=backend)
+        e.reset(seed=21)
+        for agent in e.agent_iter():
+            obs, _, term, trunc, _ = e.last()
+            e.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+            if term:
+                hand = e.unwrapped.hand
+                assert hand.over and hand.chips == e.unwrapped.chips

@@ -263,3 +263,16 @@ def test_vector_penalty_option():
 def test_memory_of_a_4096_batch_is_small():
     tables = FastTables(4096, 4, seed=0)
     assert tables.nbytes < 64 * 2**20
+
+
+def test_load_deal_starts_a_clean_episode():
+    """Loading a deal resets the episode's counters (closings, payments by reason) and needs no reset."""
+    venv = nos_env.vector_env(2, num_players=4, seed=3)
+    deal = Deal.from_tiles(load_vector("example8_game10_arm_begun_with_a_double_is_dead")["hands"],
+                           load_vector("example8_game10_arm_begun_with_a_double_is_dead")["boneyard_top_first"])
+    venv.load_deal(0, deal, on_set=0)  # before any reset: the other table is reset too
+    assert venv.hand(1).phase in ("set", "announce")
+    venv.tables.T[0, K.T_CLOSE_WRONG] = 20  # a stale count from an "earlier episode"
+    venv.load_deal(0, deal, on_set=0)
+    assert venv.tables.T[0, K.T_CLOSE_WRONG] == 0 and venv.tables.T[0, K.T_CLOSE_RIGHT] == 0
+    assert (venv.tables.S[0, :, K.S_PAY:] == 0).all()

@@ -98,6 +98,9 @@ def permute_hidden(tables, b, seat, rng):
         S[b, s, K.S_DEALT] = (hand & ~DOUBLES) | face[s] | placed
     BONE[b, top:end] = hidden[i:]
     BONE[b, :top] = rng.permutation(BONE[b, :top])
+    # The random stream and the decision history also encode the real deal: scramble them too.
+    tables.R[b] = np.uint64(rng.integers(0, 2**63))
+    tables.H[b] = rng.integers(0, 557, tables.H.shape[1])
 
 
 def test_d17_permuting_the_hidden_tiles_changes_nothing():
