@@ -87,33 +87,13 @@ class TournamentResult:
     def summary(self) -> dict:
         per_deal = self.per_deal()
         labels = self.labels
-        agents = {}
-        for k, label in enumerate(labels):
-            mean, ci = mean_ci(per_deal[:, k])
-            agents[label] = {"mean_chips_per_hand": mean, "ci95": ci}
-        head_to_head = {}
-        for i, a in enumerate(labels):
-            for j, b in enumerate(labels):
-                if i != j:
-                    mean, ci = mean_ci(per_deal[:, i] - per_deal[:, j])
-                    head_to_head[f"{a} vs {b}"] = {"mean_difference": mean, "ci95": ci,
-                                                  "significant": bool(abs(mean) > ci)}
+        agents, head_to_head = _means_and_differences(per_deal, labels)
         # The same agent in several seats (e.g. A, B, A, B) is also summed up by name.
         names = [label.split("#")[0] for label in labels]
         unique = list(dict.fromkeys(names))
         by_name = np.stack([per_deal[:, [k for k, m in enumerate(names) if m == name]].mean(axis=1)
                             for name in unique], axis=1)
-        agents_by_name = {}
-        for u, name in enumerate(unique):
-            mean, ci = mean_ci(by_name[:, u])
-            agents_by_name[name] = {"mean_chips_per_hand": mean, "ci95": ci}
-        names_head_to_head = {}
-        for i, a in enumerate(unique):
-            for j, b in enumerate(unique):
-                if i != j:
-                    mean, ci = mean_ci(by_name[:, i] - by_name[:, j])
-                    names_head_to_head[f"{a} vs {b}"] = {"mean_difference": mean, "ci95": ci,
-                                                        "significant": bool(abs(mean) > ci)}
+        agents_by_name, names_head_to_head = _means_and_differences(by_name, unique)
         # Announcements: how often each game, and the announcer's mean result.
         games = {}
         game_of = np.array([a.game for a in ALL_ANNOUNCEMENTS])[self.announcement]
@@ -235,6 +215,22 @@ class TournamentResult:
         fig.tight_layout()
         fig.savefig(path, dpi=120)
         plt.close(fig)
+
+
+def _means_and_differences(per_deal: np.ndarray, labels: list[str]) -> tuple[dict, dict]:
+    """Each column's mean with its CI, and every ordered pair's mean per-deal difference."""
+    means = {}
+    for k, label in enumerate(labels):
+        mean, ci = mean_ci(per_deal[:, k])
+        means[label] = {"mean_chips_per_hand": mean, "ci95": ci}
+    differences = {}
+    for i, a in enumerate(labels):
+        for j, b in enumerate(labels):
+            if i != j:
+                mean, ci = mean_ci(per_deal[:, i] - per_deal[:, j])
+                differences[f"{a} vs {b}"] = {"mean_difference": mean, "ci95": ci,
+                                              "significant": bool(abs(mean) > ci)}
+    return means, differences
 
 
 def closings_by_seat(stats: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:

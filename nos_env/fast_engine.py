@@ -146,7 +146,8 @@ class FastTables:
         its next episode at once: ``current`` and ``obs`` then belong to the new one,
         ``final_chips`` holds the finished episode's chips, and chips the new episode
         pays before its first decision (D12) come with the table's next step.
-        For finished tables, ``self.final_stats`` [B, NUM_F] holds the episode's
+        ``final_chips`` rows are written only for tables that finished in this call (other
+        rows keep older values). For finished tables, ``self.final_stats`` [B, NUM_F] holds the episode's
         announcement, setter, end, closings and net chips by reason (``fast_kernels.F_*``).
 
         The returned arrays are buffers reused by the next call (writing a fresh

@@ -1065,10 +1065,7 @@ def _step_one(T, S, A, L, BONE, R, MASK, H, b, n, a, auto, penalty, hands, first
             H[b, k] = a
         T[b, T_NHIST] = k + 1
     terminated[b] = T[b, T_DONE]
-    if not T[b, T_DONE]:
-        for s in range(MAX_SEATS):
-            final_chips[b, s] = 0
-    else:
+    if T[b, T_DONE]:
         for s in range(MAX_SEATS):
             final_chips[b, s] = S[b, s, S_CHIPS]
         final_stats[b, F_ANN] = T[b, T_ANN]

@@ -93,7 +93,9 @@ class NosVectorEnv:
         if obs is not None and self.copy_observations:
             obs = obs.copy()
         n = self.num_players
-        infos = {"final_chips": final_chips[:, :n].copy(), "hand_index": self.tables.T[:, K.T_HAND_INDEX].copy()}
+        # final_chips rows are only written for finished tables: zero the others here.
+        infos = {"final_chips": final_chips[:, :n] * terminated[:, None],
+                 "hand_index": self.tables.T[:, K.T_HAND_INDEX].copy()}
         rewards = rewards[:, :n].astype(np.float32) * self.reward_scale
         return obs, self.masks, current.copy(), rewards, terminated.copy(), infos
 
