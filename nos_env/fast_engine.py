@@ -118,15 +118,16 @@ class FastTables:
         K.settle(self.T, self.S, self.A, self.L, self.BONE, self.R, self.MASK, b, n, self.auto_forced)
         self.S[b, :n, K.S_PENDING] = self.S[b, :n, K.S_CHIPS] - self.S[b, :n, K.S_CHIPS_EPISODE]
 
-    def check_actions(self, actions: np.ndarray) -> np.ndarray:
+    def check_actions(self, actions: np.ndarray, allow_idle: bool = False) -> np.ndarray:
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,):
             raise ValueError(f"actions must have shape ({self.num_envs},), got {actions.shape}")
         if not np.issubdtype(actions.dtype, np.integer):
             raise ValueError(f"actions must be integers, got dtype {actions.dtype}")
-        if ((actions < 0) | (actions >= NUM_ACTIONS)).any():
-            bad = int(np.flatnonzero((actions < 0) | (actions >= NUM_ACTIONS))[0])
-            raise ValueError(f"action {actions[bad]} of table {bad} is outside 0..{NUM_ACTIONS - 1}")
+        low = K.IDLE if allow_idle else 0
+        if ((actions < low) | (actions >= NUM_ACTIONS)).any():
+            bad = int(np.flatnonzero((actions < low) | (actions >= NUM_ACTIONS))[0])
+            raise ValueError(f"action {actions[bad]} of table {bad} is outside {low}..{NUM_ACTIONS - 1}")
         actions = actions.astype(np.int64)
         if not self.penalty:
             b = K.first_illegal(self.MASK, actions)
@@ -138,8 +139,11 @@ class FastTables:
                 raise IllegalActionError(text, hand.legal_action_texts(), hand.to_move, hand.phase)
         return actions
 
-    def step(self, actions, observe: bool = True, autoreset: bool = True):
+    def step(self, actions, observe: bool = True, autoreset: bool = True, allow_idle: bool = False):
         """Apply one action per table.
+
+        With ``allow_idle`` an action of ``fast_kernels.IDLE`` (-1) leaves its table as it
+        is: zero rewards, not terminated, ``current`` unchanged and its ``obs`` row not written.
 
         Returns ``(rewards [B, 5] int chips, terminated [B] bool, final_chips [B, 5],
         current [B], obs [B, D] or None)``. With ``autoreset`` a finished table starts
@@ -153,7 +157,7 @@ class FastTables:
         The returned arrays are buffers reused by the next call (writing a fresh
         17 MB observation batch every step costs more than stepping): copy what you keep.
         """
-        actions = self.check_actions(actions)
+        actions = self.check_actions(actions, allow_idle)
         B = self.num_envs
         if self._out is None:
             self._out = (np.empty((B, K.MAX_SEATS), np.int32), np.zeros(B, np.int8),

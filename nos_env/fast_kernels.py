@@ -107,6 +107,9 @@ NUM_T = 24
 #: Decisions kept per hand (for rebuilding it in the reference engine); a hand has
 #: at most about 180 without penalties. T_NHIST beyond it marks an overflow.
 MAX_HISTORY = 256
+#: The action value that leaves a table untouched for one ``step_batch`` call (self-play
+#: steps only the tables whose seat to move is an opponent).
+IDLE = -1
 (S_HAND, S_DEALT, S_DECLARED, S_OUT, S_NWAITS, S_WAIT0, S_WAIT1, S_PASSED_ON, S_DREW_ON,
  S_PASSED_TILES, S_DREW_TILES, S_CHIPS, S_CHIPS_HAND, S_CHIPS_EPISODE, S_COUNT, S_PENDING) = range(16)
 #: Payment reasons, as in the reference ledger; S[b, seat, S_PAY + reason] is this episode's net.
@@ -1032,9 +1035,9 @@ def reset_batch(T, S, A, L, BONE, R, MASK, n, hands, first_rule, chips, auto, ta
 
 @njit(cache=True)
 def first_illegal(MASK, actions):
-    """The first table whose action is not legal, or -1."""
+    """The first table whose action is not legal, or -1 (IDLE tables are skipped)."""
     for b in range(MASK.shape[0]):
-        if MASK[b, actions[b]] == 0:
+        if actions[b] != IDLE and MASK[b, actions[b]] == 0:
             return b
     return -1
 
@@ -1042,6 +1045,12 @@ def first_illegal(MASK, actions):
 @njit(cache=True)
 def _step_one(T, S, A, L, BONE, R, MASK, H, b, n, a, auto, penalty, hands, first_rule, chips,
               rewards, terminated, final_chips, final_stats, current, obs, observe, chip_scale, autoreset):
+    if a == IDLE:  # the table waits: nothing changes, nothing is paid, its obs row is not written
+        for s in range(MAX_SEATS):
+            rewards[b, s] = 0
+        terminated[b] = 0
+        current[b] = T[b, T_TO_MOVE]
+        return
     for s in range(MAX_SEATS):
         rewards[b, s] = S[b, s, S_CHIPS]
     hand_index = T[b, T_HAND_INDEX]
