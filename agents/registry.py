@@ -10,7 +10,37 @@ from .tactics import TacticsAgent
 AGENTS = {"random": RandomAgent, "greedy": GreedyAgent, "tactics": TacticsAgent, "search": SearchAgent}
 
 
+#: ``model:PATH`` names a trained model (a MaskablePPO .zip saved by ``python -m train``).
+MODEL_PREFIX = "model:"
+
+
+def check_agent_spec(spec: str) -> None:
+    """Raise a clear ValueError unless ``spec`` names an agent (``make_agent`` would build it)."""
+    if not isinstance(spec, str):
+        raise ValueError(f"an agent is given by name, got {spec!r}")
+    if spec.startswith(MODEL_PREFIX):
+        from pathlib import Path
+
+        path = Path(spec[len(MODEL_PREFIX):])
+        if not path.is_file():
+            raise ValueError(f"no trained model at {str(path)!r} (agent {spec!r})")
+        return
+    if spec not in AGENTS:
+        raise ValueError(f"unknown agent {spec!r}; known: {sorted(AGENTS)} or model:PATH")
+
+
+def agent_label(spec) -> str:
+    """The short name an agent spec or instance is reported under."""
+    if isinstance(spec, str):
+        return "model" if spec.startswith(MODEL_PREFIX) else spec
+    return getattr(spec, "name", type(spec).__name__)
+
+
 def make_agent(name: str, seed: int | None = 0, **kwargs):
-    if name not in AGENTS:
-        raise ValueError(f"unknown agent {name!r}; known: {sorted(AGENTS)}")
+    """An agent by name (``AGENTS``), or a trained model by ``model:PATH``."""
+    check_agent_spec(name)
+    if name.startswith(MODEL_PREFIX):
+        from train.model_agent import ModelAgent  # torch is imported only when a model is asked for
+
+        return ModelAgent(name[len(MODEL_PREFIX):], seed=seed, **kwargs)
     return AGENTS[name](seed=seed, **kwargs)

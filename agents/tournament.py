@@ -32,8 +32,8 @@ from nos_env.fast_engine import FastTables
 from nos_env.games import ALL_ANNOUNCEMENTS, GAME_NAMES
 from nos_env.rng import seed_state
 
-from .base import BatchContext
-from .registry import AGENTS, make_agent
+from .base import Agent, BatchContext
+from .registry import AGENTS, agent_label, check_agent_spec, make_agent
 
 Z95 = 1.959963984540054
 
@@ -259,20 +259,26 @@ def label_agents(names: list[str]) -> list[str]:
     return labels
 
 
-def run_tournament(agent_names: list[str], deals: int, seed: int = 0, duplicate: bool = True,
+def run_tournament(agent_names: list, deals: int, seed: int = 0, duplicate: bool = True,
                    tables: int = 256, agent_options: dict | None = None, progress: bool = True) -> TournamentResult:
-    """Play ``deals`` deals; with ``duplicate`` each deal once per rotation of the agents."""
+    """Play ``deals`` deals; with ``duplicate`` each deal once per rotation of the agents.
+
+    Agents are names (``agents.registry``: a baseline, or ``model:PATH`` for a trained
+    model) or ready-made :class:`Agent` instances, reported under their ``name``.
+    """
     n = len(agent_names)
     if n not in (3, 4, 5):
         raise ValueError(f"give one agent per seat: 3, 4 or 5 agents, got {n}")
-    for name in agent_names:
-        if name not in AGENTS:
-            raise ValueError(f"unknown agent {name!r}; known: {sorted(AGENTS)}")
+    for spec in agent_names:
+        if not isinstance(spec, Agent):
+            check_agent_spec(spec)
     if deals < 1:
         raise ValueError("deals must be at least 1")
     agent_options = agent_options or {}
-    agents = [make_agent(name, seed=seed * 1009 + i, **agent_options.get(name, {})) for i, name in enumerate(agent_names)]
-    labels = label_agents(agent_names)
+    agents = [spec if isinstance(spec, Agent) else
+              make_agent(spec, seed=seed * 1009 + i, **agent_options.get(spec, {}))
+              for i, spec in enumerate(agent_names)]
+    labels = label_agents([agent_label(spec) for spec in agent_names])
     rotations = n if duplicate else 1
     groups = max(1, min(deals, tables // rotations))
     B = groups * rotations
@@ -339,7 +345,7 @@ def run_tournament(agent_names: list[str], deals: int, seed: int = 0, duplicate:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Nos tournament between agents (duplicate deals by default)")
     parser.add_argument("--agents", nargs="+", default=["random", "greedy", "tactics", "search"],
-                        help=f"one agent per seat, from {sorted(AGENTS)}")
+                        help=f"one agent per seat, from {sorted(AGENTS)}, or model:PATH for a trained model")
     parser.add_argument("--deals", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-duplicate", action="store_true", help="play each deal once, seats rotated by table")

@@ -1,0 +1,152 @@
+"""Training throughput: SB3's fps (updates included) of MaskablePPO on the self-play VecEnv,
+next to the usual recipe (the AEC environment wrapped for DummyVecEnv), in one run.
+
+    python benchmarks/bench_train.py [--configs configs/quick.yaml configs/full.yaml] [--rollouts 6]
+                                     [--recipe-seconds 60]
+
+For each config: its env, opponents, policy and PPO settings, evaluations and checkpoints
+off; one warm-up rollout, then ``--rollouts`` rollouts timed. Printed: SB3's own
+``time/fps`` (learner decisions per second since learn() started, updates included) and
+where the time goes per decision: the environment (opponents included), the rest of the
+rollout (the policy's forward pass, the buffer) and the PPO update.
+
+The recipe: ``nos_env.env`` (fast backend) as a single-agent gymnasium env (the learner at
+seat 0, Random at the other seats), 8 copies in DummyVecEnv, MaskablePPO with SB3's
+default MlpPolicy and hyperparameters.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class TimedCalls:
+    """Wraps a bound method and adds up its wall time."""
+
+    def __init__(self, fn):
+        self.fn, self.seconds = fn, 0.0
+
+    def __call__(self, *args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return self.fn(*args, **kwargs)
+        finally:
+            self.seconds += time.perf_counter() - start
+
+
+def bench_config(path: str, rollouts: int) -> dict:
+    from stable_baselines3.common.logger import configure
+
+    from train.config import load_config
+    from train.trainer import make_env, make_model
+
+    config = load_config(path)
+    env, _ = make_env(config)
+    model = make_model(config, env)
+    model.set_logger(configure(None, []))
+    per_rollout = config.env.num_envs * config.ppo.n_steps
+    model.learn(per_rollout)  # warm-up: numba, torch, first allocations
+    env.step_wait = env_time = TimedCalls(env.step_wait)
+    model.collect_rollouts = collect = TimedCalls(model.collect_rollouts)
+    model.train = update = TimedCalls(model.train)
+    start = time.perf_counter()
+    model.learn(per_rollout * rollouts, reset_num_timesteps=False)
+    seconds = time.perf_counter() - start
+    steps = per_rollout * rollouts
+    sb3_fps = model.logger.name_to_value.get("time/fps")  # SB3's own figure, recorded at each rollout
+    return {"config": path, "steps": steps, "seconds": seconds, "fps": steps / seconds, "sb3_fps": sb3_fps,
+            "us_env": env_time.seconds / steps * 1e6, "us_rollout_other": (collect.seconds - env_time.seconds) / steps * 1e6,
+            "us_update": update.seconds / steps * 1e6}
+
+
+class AECAsGym(gym.Env):
+    """The usual recipe: one AEC table as a single-agent env, Random at the other seats."""
+
+    def __init__(self, seed: int):
+        import nos_env
+
+        self.aec = nos_env.env(num_players=4)
+        self.rng = np.random.default_rng(seed)
+        self.seed_value = seed
+        self.observation_space = self.aec.observation_space("player_0")["observation"]
+        self.action_space = spaces.Discrete(557)
+        self._mask = None
+
+    def _advance(self) -> float:
+        reward = 0.0
+        while True:
+            obs, _, term, trunc, _ = self.aec.last()
+            if term or trunc:
+                reward += self.aec._cumulative_rewards["player_0"]
+                return reward, obs, True
+            if self.aec.agent_selection == "player_0":
+                reward += self.aec._cumulative_rewards["player_0"]
+                return reward, obs, False
+            legal = np.flatnonzero(obs["action_mask"])
+            self.aec.step(int(self.rng.choice(legal)))
+
+    def reset(self, seed=None, options=None):
+        self.aec.reset(seed=self.seed_value if seed is None else seed)
+        self.seed_value += 1000
+        _, obs, _ = self._advance()
+        self._mask = obs["action_mask"].astype(bool)
+        return obs["observation"], {}
+
+    def step(self, action):
+        self.aec.step(int(action))
+        reward, obs, done = self._advance()
+        self._mask = obs["action_mask"].astype(bool)
+        return obs["observation"], reward * 0.01, done, False, {}
+
+    def action_masks(self):
+        return self._mask
+
+
+def bench_recipe(seconds: float) -> dict:
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    venv = DummyVecEnv([lambda i=i: AECAsGym(i) for i in range(8)])
+    model = MaskablePPO("MlpPolicy", venv, seed=0, device="cpu", verbose=0)
+    model.learn(2048 * 8)  # one default rollout as warm-up
+    steps = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        model.learn(2048 * 8, reset_num_timesteps=False)
+        steps += 2048 * 8
+    elapsed = time.perf_counter() - start
+    return {"config": "AEC env + DummyVecEnv(8), SB3 defaults", "steps": steps, "seconds": elapsed,
+            "fps": steps / elapsed, "sb3_fps": model.logger.name_to_value.get("time/fps")}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--configs", nargs="+", default=[str(ROOT / "configs/quick.yaml"),
+                                                           str(ROOT / "configs/full.yaml")])
+    parser.add_argument("--rollouts", type=int, default=6)
+    parser.add_argument("--recipe-seconds", type=float, default=60.0, help="0 skips the recipe")
+    args = parser.parse_args()
+    rows = [bench_config(path, args.rollouts) for path in args.configs]
+    if args.recipe_seconds > 0:
+        rows.append(bench_recipe(args.recipe_seconds))
+    print(f"{'setup':<48} {'decisions':>10} {'s':>6} {'fps':>8}  env / rollout rest / update (µs per decision)")
+    for r in rows:
+        split = (f"{r['us_env']:.1f} / {r['us_rollout_other']:.1f} / {r['us_update']:.1f}" if "us_env" in r else "")
+        print(f"{Path(r['config']).name if r['config'].endswith('.yaml') else r['config']:<48} "
+              f"{r['steps']:>10,} {r['seconds']:>6.1f} {r['fps']:>8,.0f}  {split}")
+    base = rows[-1]["fps"] if args.recipe_seconds > 0 else None
+    if base:
+        for r in rows[:-1]:
+            print(f"{Path(r['config']).name}: {r['fps'] / base:.1f}x the usual recipe")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,232 @@
+"""Training: the policy's masked distribution, configs, a smoke run with resume, trained models as agents."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch as th
+import yaml
+from gymnasium import spaces
+from sb3_contrib.common.maskable.distributions import MaskableCategorical
+
+import nos_env
+from agents.registry import make_agent
+from agents.tournament import run_tournament
+from nos_env.encoding import NUM_ACTIONS, OBSERVATION_SIZE
+from train.cli import main as train_main
+from train.config import ConfigError, TrainConfig, from_dict, load_config
+from train.model_agent import ModelAgent, PolicyAgent
+from train.policy import FastMaskedCategorical, NosPolicy
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+# ------------------------------------------------------------- distribution
+def _logits_and_masks(rows=64, seed=0):
+    g = th.Generator().manual_seed(seed)
+    logits = th.randn(rows, NUM_ACTIONS, generator=g) * 3
+    masks = th.rand(rows, NUM_ACTIONS, generator=g) < 0.05
+    masks[:, 7] = True  # every row has a legal action
+    return logits, masks
+
+
+def test_fast_masked_categorical_matches_sb3_contrib():
+    logits, masks = _logits_and_masks()
+    ours = FastMaskedCategorical(NUM_ACTIONS).proba_distribution(logits)
+    ours.apply_masking(masks)
+    theirs = MaskableCategorical(logits=logits, masks=masks)
+    actions = th.stack([th.multinomial(masks[i].float(), 1)[0] for i in range(len(masks))])
+    th.testing.assert_close(ours.log_prob(actions), theirs.log_prob(actions), rtol=1e-5, atol=1e-5)
+    th.testing.assert_close(ours.entropy(), theirs.entropy(), rtol=1e-5, atol=1e-5)
+    th.testing.assert_close(ours.mode(), theirs.probs.argmax(dim=1))
+
+
+def test_fast_masked_categorical_samples_only_legal_actions_with_the_right_frequencies():
+    logits = th.tensor([[0.0, 1.0, 2.0, 5.0] + [0.0] * (NUM_ACTIONS - 4)]).repeat(20000, 1)
+    masks = th.zeros_like(logits, dtype=th.bool)
+    masks[:, :3] = True  # action 3 has the largest logit but is illegal
+    th.manual_seed(0)
+    dist = FastMaskedCategorical(NUM_ACTIONS).proba_distribution(logits)
+    dist.apply_masking(masks)
+    counts = np.bincount(dist.sample().numpy(), minlength=NUM_ACTIONS)
+    assert counts[3:].sum() == 0
+    p = np.exp([0.0, 1.0, 2.0]) / np.exp([0.0, 1.0, 2.0]).sum()
+    expected = p * 20000
+    chi2 = ((counts[:3] - expected) ** 2 / expected).sum()
+    assert chi2 < 13.8  # 2 degrees of freedom, p = 0.001
+
+
+def test_hint_policy_starts_near_tactics_and_learns_the_hint_weight():
+    space = spaces.Box(-np.inf, np.inf, (OBSERVATION_SIZE + 1,), np.float32)
+    policy = NosPolicy(space, spaces.Discrete(NUM_ACTIONS), lambda _: 3e-4, hint_weight=3.0)
+    obs = th.zeros(4, OBSERVATION_SIZE + 1)
+    obs[:, -1] = th.tensor([10.0, 20.0, 30.0, 40.0])  # hinted actions
+    masks = np.zeros((4, NUM_ACTIONS), bool)
+    masks[:, [10, 20, 30, 40]] = True
+    dist = policy.get_distribution(obs, action_masks=masks)
+    p = dist.log_p.exp().detach().numpy()
+    hinted = p[np.arange(4), [10, 20, 30, 40]]
+    # Four legal actions, a +3 logit on one: e^3 / (e^3 + 3) = 0.870 (the linear part starts near 0).
+    np.testing.assert_allclose(hinted, np.exp(3) / (np.exp(3) + 3), atol=0.02)
+    loss = -dist.log_prob(th.tensor([10, 20, 30, 40])).mean()
+    loss.backward()
+    assert policy.action_net.weight.grad is not None and policy.action_net.weight.grad.item() < 0
+
+
+def test_policy_refuses_observations_of_the_wrong_size():
+    with pytest.raises(ValueError, match="1041"):
+        NosPolicy(spaces.Box(0, 1, (100,), np.float32), spaces.Discrete(NUM_ACTIONS), lambda _: 3e-4)
+
+
+# ------------------------------------------------------------------- configs
+@pytest.mark.parametrize("name", ["quick", "full", "smoke"])
+def test_shipped_configs_load(name):
+    config = load_config(ROOT / "configs" / f"{name}.yaml")
+    assert config.run.name == name
+
+
+@pytest.mark.parametrize("data,message", [
+    ({"rnu": {}}, "unknown section 'rnu' (did you mean 'run'?)"),
+    ({"ppo": {"n_step": 8}}, "unknown key 'n_step' (did you mean 'n_steps'?)"),
+    ({"ppo": {"n_steps": "8"}}, "ppo.n_steps: must be an integer"),
+    ({"ppo": {"n_steps": 2.5}}, "ppo.n_steps: must be an integer"),
+    ({"env": {"auto_forced": 1}}, "env.auto_forced: must be true or false"),
+    ({"env": {"num_players": 6}}, "env.num_players: must be 3, 4 or 5"),
+    ({"env": {"learner_seat": 4}}, "env.learner_seat: must be 'rotate' or a seat 0..3"),
+    ({"ppo": {"gamma": 1.5}}, "ppo.gamma: must be in (0, 1]"),
+    ({"ppo": {"learning_rate": -1}}, "ppo.learning_rate: must be positive"),
+    ({"ppo": {"batch_size": 100_000}}, "larger than a rollout"),
+    ({"opponents": {"baselines": {"tacticz": 1.0}}}, "unknown agent (did you mean 'tactics'?)"),
+    ({"opponents": {"baselines": {"random": -1}}}, "weight must be a number >= 0"),
+    ({"opponents": {"baselines": {}}}, "needs at least one baseline"),
+    ({"eval": {"opponent": "grredy"}}, "unknown agent 'grredy'"),
+    ({"policy": {"pi": [64, 0]}}, "policy.pi: must be a list of positive layer sizes"),
+    ({"policy": {"activation": "gelu"}}, "policy.activation"),
+    ({"run": {"name": "a/b"}}, "run.name: must be a plain folder name"),
+    (["run"], "must be a mapping of sections"),
+])
+def test_config_errors_name_the_key_and_the_fix(data, message):
+    with pytest.raises(ConfigError) as info:
+        from_dict(data, "my.yaml")
+    assert message in str(info.value) and str(info.value).startswith("my.yaml")
+
+
+def test_config_files_bad_yaml_and_missing(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("run: [unclosed\n")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_config(bad)
+    with pytest.raises(ConfigError, match="no such config file"):
+        load_config(tmp_path / "missing.yaml")
+
+
+def test_defaults_round_trip_and_cli_overrides(tmp_path, capsys):
+    train_main(["--print-defaults"])
+    printed = yaml.safe_load(capsys.readouterr().out)
+    assert from_dict(printed).to_dict() == TrainConfig().to_dict()
+    with pytest.raises(SystemExit):
+        train_main(["--config", str(ROOT / "configs" / "smoke.yaml"), "--set", "ppo.n_epochs=0"])
+    assert "ppo.n_epochs: must be positive" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        train_main(["--config", str(ROOT / "configs" / "smoke.yaml"), "--set", "n_epochs=2"])
+    assert "expected section.key=value" in capsys.readouterr().err
+
+
+# ------------------------------------------------------- smoke run and resume
+@pytest.fixture(scope="module")
+def smoke_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("runs")
+    train_main(["--config", str(ROOT / "configs" / "smoke.yaml"), "--set", f"run.output_dir={out}", "--quiet"])
+    return out / "smoke"
+
+
+def test_smoke_training_writes_everything(smoke_run):
+    for name in ("model.zip", "best_model.zip", "report.md", "results.json", "learning_curve.png", "config.yaml", "curve.csv",
+                 "eval.csv", "checkpoints/state.json"):
+        assert (smoke_run / name).is_file(), name
+    assert list((smoke_run / "tb").rglob("events.out.tfevents.*")), "no TensorBoard events"
+    results = json.loads((smoke_run / "results.json").read_text())
+    assert results["timesteps"] == 4096
+    # The final model against each final opponent, then the best evaluated model against eval.opponent.
+    assert [r["opponent"] for r in results["final"]] == ["random", "tactics"]
+    assert results["final"][1]["opponent_label"] == "tactics (best_model.zip)"
+    assert (smoke_run / "best_model.zip").is_file()
+    evals = (smoke_run / "eval.csv").read_text().splitlines()
+    assert len(evals) == 1 + 2  # header, then evaluations at 2048 and 4096 timesteps
+    assert len(json.loads((smoke_run / "checkpoints/state.json").read_text())["snapshots"]) == 2
+    assert "model − opponent" in (smoke_run / "report.md").read_text()
+
+
+def test_resume_continues_the_run_and_refuses_to_overwrite(smoke_run, capsys):
+    config = ["--config", str(ROOT / "configs" / "smoke.yaml"), "--set", f"run.output_dir={smoke_run.parent}",
+              "--quiet"]
+    with pytest.raises(SystemExit):
+        train_main(config)  # the run exists: no silent overwrite
+    assert "--resume" in capsys.readouterr().err
+    train_main(config + ["--resume", "--set", "run.total_timesteps=6144"])
+    results = json.loads((smoke_run / "results.json").read_text())
+    assert results["timesteps"] == 6144
+    state = json.loads((smoke_run / "checkpoints/state.json").read_text())
+    assert state["timesteps"] == 6144 and len(state["snapshots"]) == 3  # 2048, 4096 restored; 6144 new
+    with pytest.raises(SystemExit):
+        train_main(["--config", str(ROOT / "configs" / "smoke.yaml"), "--set",
+                    f"run.output_dir={smoke_run.parent / 'elsewhere'}", "--resume", "--quiet"])
+    assert "nothing to resume" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------- models as agents
+def test_a_trained_model_plays_the_aec_environment_and_tournaments(smoke_run):
+    agent = make_agent(f"model:{smoke_run / 'model.zip'}", seed=0)
+    assert isinstance(agent, ModelAgent)
+    env = nos_env.env(num_players=4, backend="reference")
+    env.reset(seed=3)
+    steps = 0
+    for name in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        action = agent.act(obs["observation"], obs["action_mask"])
+        assert obs["action_mask"][action] == 1
+        env.step(action)
+        steps += 1
+    assert steps > 10
+    result = run_tournament([f"model:{smoke_run / 'model.zip'}", "random", "random", "random"], deals=4,
+                            seed=0, progress=False)
+    assert result.labels[0] == "model" and len(result.chips) == 16
+
+
+def test_deterministic_model_plays_its_most_probable_legal_action(smoke_run):
+    agent = ModelAgent(smoke_run / "model.zip")
+    venv = nos_env.vector_env(32, seed=1)
+    obs, masks, _ = venv.reset()
+    log_p = agent.log_probabilities(obs, masks)
+    actions = agent.act_batch(obs, masks)
+    np.testing.assert_array_equal(actions, log_p.argmax(axis=1))
+    assert (masks[np.arange(32), actions] == 1).all()
+    assert np.isneginf(log_p[masks == 0]).all()
+    np.testing.assert_allclose(np.exp(log_p).sum(axis=1), 1.0, rtol=1e-4)
+    sampler = ModelAgent(smoke_run / "model.zip", deterministic=False, seed=5)
+    again = ModelAgent(smoke_run / "model.zip", deterministic=False, seed=5)
+    drawn = sampler.act_batch(obs, masks)
+    np.testing.assert_array_equal(drawn, again.act_batch(obs, masks))
+    assert (masks[np.arange(32), drawn] == 1).all()
+
+
+def test_hint_policies_compute_their_own_hint():
+    space = spaces.Box(-np.inf, np.inf, (OBSERVATION_SIZE + 1,), np.float32)
+    policy = NosPolicy(space, spaces.Discrete(NUM_ACTIONS), lambda _: 3e-4, hint_weight=50.0)
+    agent = PolicyAgent(policy, seed=0)
+    venv = nos_env.vector_env(32, seed=2)
+    obs, masks, _ = venv.reset()
+    tactics = make_agent("tactics", seed=0)
+    # With a huge hint weight the policy is Tactics.
+    np.testing.assert_array_equal(agent.act_batch(obs, masks), tactics.act_batch(obs, masks))
+
+
+def test_missing_model_is_a_clear_error(tmp_path):
+    with pytest.raises(ValueError, match="no trained model"):
+        make_agent(f"model:{tmp_path / 'nope.zip'}")

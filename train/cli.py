@@ -1,0 +1,76 @@
+"""The training command: ``nos-train --config configs/<name>.yaml [--resume]``.
+
+    nos-train --config configs/quick.yaml            # train, evaluate, print the results table
+    nos-train --config configs/quick.yaml --resume   # continue the run from its latest checkpoint
+    nos-train --print-defaults                       # every option with its default
+    nos-train --config configs/quick.yaml --set run.total_timesteps=200000 --set run.name=try
+
+See ``docs/training.md`` and ``train/config.py`` for the options.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import yaml
+
+from .config import ConfigError, defaults_yaml, from_dict
+
+
+def _apply_overrides(data: dict, overrides: list[str]) -> dict:
+    for item in overrides:
+        if "=" not in item or "." not in item.split("=", 1)[0]:
+            raise ConfigError(f"--set {item!r}: expected section.key=value, e.g. run.total_timesteps=100000")
+        key, value = item.split("=", 1)
+        section, name = key.split(".", 1)
+        data.setdefault(section, {})
+        if data[section] is None:
+            data[section] = {}
+        data[section][name] = yaml.safe_load(value)
+    return data
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="nos-train", description="Self-play MaskablePPO training for Nos")
+    parser.add_argument("--config", help="a YAML config (configs/quick.yaml, configs/full.yaml)")
+    parser.add_argument("--resume", action="store_true", help="continue the run from its latest checkpoint")
+    parser.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
+                        help="override one config value (repeatable)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--print-defaults", action="store_true", help="print the default config and exit")
+    args = parser.parse_args(argv)
+    if args.print_defaults:
+        print(defaults_yaml(), end="")
+        return
+    if not args.config:
+        parser.error("--config is required (or --print-defaults)")
+    try:
+        from pathlib import Path
+
+        path = Path(args.config)
+        if not path.is_file():
+            raise ConfigError(f"{path}: no such config file")
+        try:
+            data = yaml.safe_load(path.read_text()) or {}
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"{path}: not valid YAML: {exc}") from None
+        if not isinstance(data, dict):
+            raise ConfigError(f"{path}: must be a mapping of sections")
+        config = from_dict(_apply_overrides(data, args.set), str(path))
+    except ConfigError as exc:
+        parser.error(str(exc))
+    from .trainer import train  # torch and SB3 load only once the config is good
+
+    try:
+        results = train(config, resume=args.resume, progress=not args.quiet)
+    except (FileExistsError, FileNotFoundError) as exc:
+        print(f"nos-train: error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    print(f"\n{config.run.name}: {results['timesteps']:,} timesteps, "
+          f"{results['fps_last']:,.0f} decisions/s; report in {config.run_dir / 'report.md'}\n")
+    print(results["table"])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,250 @@
+"""Training configurations: YAML files checked against typed, documented defaults.
+
+A config file overrides any of the fields below, section by section; every
+field not given keeps its default. Unknown sections or keys, wrong types and
+out-of-range values are errors that name the file, the key and what is
+allowed. ``python -m train --print-defaults`` prints the full default config.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from agents.registry import AGENTS
+
+
+class ConfigError(ValueError):
+    """A config file that cannot be used, with the reason."""
+
+
+@dataclass
+class RunConfig:
+    name: str = "run"  # the run's folder under output_dir
+    seed: int = 0  # seeds the tables, the opponents, the rotation and torch
+    total_timesteps: int = 2_000_000  # learner decisions, summed over tables
+    output_dir: str = "runs"
+
+
+@dataclass
+class EnvConfig:
+    num_envs: int = 1024  # tables stepped at once
+    num_players: int = 4
+    learner_seat: Any = "rotate"  # "rotate" or a fixed seat number
+    reward_scale: float = 0.01  # reward = chips * reward_scale
+    auto_forced: bool = True  # D12: decisions with one legal action are applied, not asked
+    tactics_hint: bool = False  # append Tactics' choice to the observation (train.policy)
+
+
+@dataclass
+class OpponentsConfig:
+    baselines: dict = field(default_factory=lambda: {"tactics": 0.6, "greedy": 0.3, "random": 0.1})
+    snapshot_weight: float = 0.0  # total weight of the learner's frozen snapshots (shared equally)
+    snapshot_every: int = 500_000  # timesteps between snapshots
+    max_snapshots: int = 5  # the oldest is dropped beyond this
+    snapshot_deterministic: bool = False  # snapshots sample from their policy by default
+
+
+@dataclass
+class PPOConfig:
+    n_steps: int = 8  # decisions per table per rollout: rollout = num_envs * n_steps
+    batch_size: int = 8192
+    n_epochs: int = 3
+    learning_rate: float = 3e-4
+    gamma: float = 1.0  # chips at the end of a hand count fully
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    target_kl: Any = None  # a float stops an update's epochs early
+
+
+@dataclass
+class PolicyConfig:
+    width: int = 256  # the shared first layer
+    pi: list = field(default_factory=lambda: [128])  # actor layers after it
+    vf: list = field(default_factory=lambda: [128])  # critic layers after it
+    activation: str = "tanh"  # tanh or relu (after the first layer, which is ReLU)
+    hint_weight: float = 3.0  # the hint's starting logit bonus (with env.tactics_hint)
+
+
+@dataclass
+class EvalConfig:
+    every: int = 500_000  # timesteps between evaluations against `opponent` (0: never)
+    deals: int = 200  # duplicate deals per evaluation
+    opponent: str = "tactics"  # the model plays one seat against num_players - 1 of these
+    final_deals: int = 1000  # duplicate deals per final opponent
+    final_opponents: list = field(default_factory=lambda: ["random", "greedy", "tactics"])
+
+
+@dataclass
+class OutputConfig:
+    checkpoint_every: int = 500_000  # timesteps between checkpoints (0: only the final model)
+    tensorboard: bool = True
+    progress_bar: bool = True
+
+
+@dataclass
+class TrainConfig:
+    run: RunConfig = field(default_factory=RunConfig)
+    env: EnvConfig = field(default_factory=EnvConfig)
+    opponents: OpponentsConfig = field(default_factory=OpponentsConfig)
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    policy: PolicyConfig = field(default_factory=PolicyConfig)
+    eval: EvalConfig = field(default_factory=EvalConfig)
+    output: OutputConfig = field(default_factory=OutputConfig)
+
+    @property
+    def run_dir(self) -> Path:
+        return Path(self.run.output_dir) / self.run.name
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+SECTIONS = {f.name: f.default_factory for f in dataclasses.fields(TrainConfig)}
+
+
+def _fail(where: str, message: str) -> None:
+    raise ConfigError(f"{where}: {message}")
+
+
+def _suggest(key: str, known) -> str:
+    close = difflib.get_close_matches(key, list(known), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else f"; known: {', '.join(sorted(known))}"
+
+
+def _check_type(where: str, value, default):
+    """Values take the default's type; ints are accepted for floats."""
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            _fail(where, f"must be true or false, got {value!r}")
+    elif isinstance(default, int):
+        if isinstance(value, bool) or not isinstance(value, int):
+            _fail(where, f"must be an integer, got {value!r}")
+    elif isinstance(default, float):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            _fail(where, f"must be a number, got {value!r}")
+        value = float(value)
+    elif isinstance(default, str):
+        if not isinstance(value, str):
+            _fail(where, f"must be a string, got {value!r}")
+    elif isinstance(default, list):
+        if not isinstance(value, list):
+            _fail(where, f"must be a list, got {value!r}")
+    elif isinstance(default, dict):
+        if not isinstance(value, dict):
+            _fail(where, f"must be a mapping, got {value!r}")
+    return value
+
+
+def from_dict(data: dict | None, source: str = "config") -> TrainConfig:
+    config = TrainConfig()
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        _fail(source, f"must be a mapping of sections ({', '.join(SECTIONS)}), got {type(data).__name__}")
+    for section, values in data.items():
+        if section not in SECTIONS:
+            _fail(source, f"unknown section {section!r}{_suggest(section, SECTIONS)}")
+        if values is None:
+            continue
+        if not isinstance(values, dict):
+            _fail(f"{source}: {section}", f"must be a mapping of keys, got {values!r}")
+        target = getattr(config, section)
+        known = {f.name for f in dataclasses.fields(target)}
+        for key, value in values.items():
+            where = f"{source}: {section}.{key}"
+            if key not in known:
+                _fail(f"{source}: {section}", f"unknown key {key!r}{_suggest(key, known)}")
+            default = getattr(target, key)
+            if default is not None and key not in ("learner_seat", "target_kl"):
+                value = _check_type(where, value, default)
+            setattr(target, key, value)
+    validate(config, source)
+    return config
+
+
+def load_config(path: str | Path) -> TrainConfig:
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"{path}: no such config file")
+    try:
+        data = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML: {exc}") from None
+    return from_dict(data, str(path))
+
+
+def _positive(where: str, value, allow_zero: bool = False) -> None:
+    if value < 0 or (value == 0 and not allow_zero):
+        _fail(where, f"must be {'>= 0' if allow_zero else 'positive'}, got {value}")
+
+
+def validate(c: TrainConfig, source: str = "config") -> None:
+    w = lambda key: f"{source}: {key}"  # noqa: E731
+    if not c.run.name or "/" in c.run.name or c.run.name in (".", ".."):
+        _fail(w("run.name"), f"must be a plain folder name, got {c.run.name!r}")
+    _positive(w("run.total_timesteps"), c.run.total_timesteps)
+    _positive(w("env.num_envs"), c.env.num_envs)
+    if c.env.num_players not in (3, 4, 5):
+        _fail(w("env.num_players"), f"must be 3, 4 or 5, got {c.env.num_players}")
+    seat = c.env.learner_seat
+    if seat != "rotate" and not (isinstance(seat, int) and not isinstance(seat, bool)
+                                 and 0 <= seat < c.env.num_players):
+        _fail(w("env.learner_seat"), f"must be 'rotate' or a seat 0..{c.env.num_players - 1}, got {seat!r}")
+    _positive(w("env.reward_scale"), c.env.reward_scale)
+    if not c.opponents.baselines and c.opponents.snapshot_weight <= 0:
+        _fail(w("opponents"), "needs at least one baseline or a positive snapshot_weight")
+    for name, weight in c.opponents.baselines.items():
+        if name not in AGENTS:
+            _fail(w(f"opponents.baselines.{name}"), f"unknown agent{_suggest(name, AGENTS)}")
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or weight < 0:
+            _fail(w(f"opponents.baselines.{name}"), f"weight must be a number >= 0, got {weight!r}")
+    if c.opponents.baselines and sum(c.opponents.baselines.values()) <= 0:
+        _fail(w("opponents.baselines"), "the weights must not all be 0: the pool starts with the baselines")
+    _positive(w("opponents.snapshot_weight"), c.opponents.snapshot_weight, allow_zero=True)
+    _positive(w("opponents.snapshot_every"), c.opponents.snapshot_every)
+    _positive(w("opponents.max_snapshots"), c.opponents.max_snapshots)
+    for key in ("n_steps", "batch_size", "n_epochs"):
+        _positive(w(f"ppo.{key}"), getattr(c.ppo, key))
+    if c.ppo.batch_size > c.env.num_envs * c.ppo.n_steps:
+        _fail(w("ppo.batch_size"), f"{c.ppo.batch_size} is larger than a rollout "
+                                   f"(env.num_envs * ppo.n_steps = {c.env.num_envs * c.ppo.n_steps})")
+    _positive(w("ppo.learning_rate"), c.ppo.learning_rate)
+    for key in ("gamma", "gae_lambda"):
+        value = getattr(c.ppo, key)
+        if not 0 < value <= 1:
+            _fail(w(f"ppo.{key}"), f"must be in (0, 1], got {value}")
+    _positive(w("ppo.clip_range"), c.ppo.clip_range)
+    for key in ("ent_coef", "vf_coef"):
+        _positive(w(f"ppo.{key}"), getattr(c.ppo, key), allow_zero=True)
+    _positive(w("ppo.max_grad_norm"), c.ppo.max_grad_norm)
+    if c.ppo.target_kl is not None and (isinstance(c.ppo.target_kl, bool)
+                                        or not isinstance(c.ppo.target_kl, (int, float)) or c.ppo.target_kl <= 0):
+        _fail(w("ppo.target_kl"), f"must be null or a positive number, got {c.ppo.target_kl!r}")
+    _positive(w("policy.width"), c.policy.width)
+    for key in ("pi", "vf"):
+        layers = getattr(c.policy, key)
+        if not all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in layers):
+            _fail(w(f"policy.{key}"), f"must be a list of positive layer sizes, got {layers!r}")
+    if c.policy.activation not in ("tanh", "relu"):
+        _fail(w("policy.activation"), f"must be 'tanh' or 'relu', got {c.policy.activation!r}")
+    _positive(w("eval.every"), c.eval.every, allow_zero=True)
+    _positive(w("eval.deals"), c.eval.deals)
+    _positive(w("eval.final_deals"), c.eval.final_deals, allow_zero=True)
+    for key, names in (("eval.opponent", [c.eval.opponent]), ("eval.final_opponents", c.eval.final_opponents)):
+        for name in names:
+            if name not in AGENTS:
+                _fail(w(key), f"unknown agent {name!r}{_suggest(str(name), AGENTS)}")
+    _positive(w("output.checkpoint_every"), c.output.checkpoint_every, allow_zero=True)
+
+
+def defaults_yaml() -> str:
+    return yaml.safe_dump(TrainConfig().to_dict(), sort_keys=False)

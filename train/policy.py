@@ -1,0 +1,164 @@
+"""The policy network for MaskablePPO on Nos observations: :class:`NosPolicy`.
+
+    observation (1,041 floats) -> Linear(width) + ReLU  (shared by actor and critic)
+        actor:  MLP(net_arch["pi"]) -> logits over the 557 actions (+ w * hint)
+        critic: MLP(net_arch["vf"]) -> value
+
+The shared first layer is most of the arithmetic (the observation is wide),
+so sharing it halves the cost of training on a CPU. The observation may be
+followed by a *hint*: the index of the Tactics agent's choice in the same
+position (``SelfPlayVecEnv(tactics_hint=True)``). Then ``w`` is added to
+that action's logit, ``w`` a learned scalar that starts at
+``hint_weight``: the network starts close to Tactics' play and learns where to
+depart from it. The hint is computed from the observation alone, so the
+policy sees no more than its seat may (D17). Only the actor reads the hint.
+"""
+
+from __future__ import annotations
+
+import torch as th
+from gymnasium import spaces
+from sb3_contrib.common.maskable.distributions import MaskableCategoricalDistribution
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor, MlpExtractor
+from torch import nn
+
+from nos_env.encoding import NUM_ACTIONS, OBSERVATION_SIZE
+
+
+def hint_size(observation_space: spaces.Box) -> int:
+    """0 for plain observations, 1 when the Tactics hint (an action index) follows them."""
+    size = int(observation_space.shape[0])
+    if size in (OBSERVATION_SIZE, OBSERVATION_SIZE + 1):
+        return size - OBSERVATION_SIZE
+    raise ValueError(f"Nos observations have {OBSERVATION_SIZE} floats, or {OBSERVATION_SIZE + 1} "
+                     f"with the Tactics hint; got {size}")
+
+
+class NosEncoder(BaseFeaturesExtractor):
+    """The shared first layer; the hint, if any, is passed through behind its output."""
+
+    def __init__(self, observation_space: spaces.Box, width: int = 256):
+        self.hint = hint_size(observation_space)
+        super().__init__(observation_space, width + self.hint)
+        self.width = width
+        self.body = nn.Sequential(nn.Linear(OBSERVATION_SIZE, width), nn.ReLU())
+
+    def forward(self, observations: th.Tensor) -> th.Tensor:
+        z = self.body(observations[:, :OBSERVATION_SIZE])
+        if self.hint:
+            return th.cat([z, observations[:, OBSERVATION_SIZE:]], dim=1)
+        return z
+
+
+class HintExtractor(nn.Module):
+    """Actor and critic MLPs over the encoded observation; the actor's latent carries the hint along."""
+
+    def __init__(self, width: int, net_arch, activation_fn, device):
+        super().__init__()
+        self.width = width
+        self.mlp = MlpExtractor(width, net_arch=net_arch, activation_fn=activation_fn, device=device)
+        self.latent_dim_pi = self.mlp.latent_dim_pi + 1
+        self.latent_dim_vf = self.mlp.latent_dim_vf
+
+    def forward(self, features: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
+        return self.forward_actor(features), self.forward_critic(features)
+
+    def forward_actor(self, features: th.Tensor) -> th.Tensor:
+        latent = self.mlp.forward_actor(features[:, : self.width])
+        return th.cat([latent, features[:, self.width :]], dim=1)
+
+    def forward_critic(self, features: th.Tensor) -> th.Tensor:
+        return self.mlp.forward_critic(features[:, : self.width])
+
+
+class HintHead(nn.Module):
+    """Action logits: a linear layer over the actor's latent, plus ``weight`` on the hinted action."""
+
+    def __init__(self, latent_dim: int, hint_weight: float):
+        super().__init__()
+        self.latent_dim = latent_dim
+        self.linear = nn.Linear(latent_dim, NUM_ACTIONS)
+        self.weight = nn.Parameter(th.tensor(float(hint_weight)))
+
+    def forward(self, latent: th.Tensor) -> th.Tensor:
+        logits = self.linear(latent[:, : self.latent_dim])
+        hinted = latent[:, self.latent_dim :].long()
+        return logits.scatter_add(1, hinted, self.weight.expand(hinted.shape))
+
+
+class FastMaskedCategorical(MaskableCategoricalDistribution):
+    """sb3-contrib's masked categorical, computed in fewer passes over the [batch, 557] logits.
+
+    sb3-contrib builds a torch ``Categorical`` twice per call (before and after
+    masking), validating its arguments each time, and samples with
+    ``torch.multinomial``. With 557 actions those passes are most of a PPO
+    update on a CPU. Here: one masked log-softmax, Gumbel-max sampling (the
+    same distribution, drawn from torch's seeded generator), and an entropy in
+    which masked actions have probability exactly 0 (so they add nothing).
+    """
+
+    NEG = -1e8
+
+    def proba_distribution(self, action_logits: th.Tensor) -> "FastMaskedCategorical":
+        self.logits = self.masked = action_logits.view(-1, self.action_dim)
+        self.log_p = th.log_softmax(self.logits, dim=1)
+        return self
+
+    def apply_masking(self, masks) -> None:
+        if masks is None:
+            self.masked = self.logits
+        else:
+            masks = th.as_tensor(masks, dtype=th.bool, device=self.logits.device).reshape(self.logits.shape)
+            self.masked = self.logits.masked_fill(~masks, self.NEG)
+        self.log_p = th.log_softmax(self.masked, dim=1)
+
+    def log_prob(self, actions: th.Tensor) -> th.Tensor:
+        return self.log_p.gather(1, actions.long().view(-1, 1)).view(-1)
+
+    def entropy(self) -> th.Tensor:
+        # softmax, not log_p.exp(): exp of the masked entries' huge negatives takes a slow path.
+        return -(th.softmax(self.masked, dim=1) * self.log_p).sum(dim=1)
+
+    def sample(self) -> th.Tensor:
+        u = th.rand_like(self.log_p).clamp_(min=1e-20)
+        return th.argmax(self.log_p - th.log(-th.log(u)), dim=1)
+
+    def mode(self) -> th.Tensor:
+        return th.argmax(self.log_p, dim=1)
+
+
+class NosPolicy(MaskableActorCriticPolicy):
+    def __init__(self, observation_space, action_space, lr_schedule, net_arch=None, width: int = 256,
+                 hint_weight: float = 3.0, **kwargs):
+        self.hint = hint_size(observation_space)
+        self.width = int(width)
+        self.hint_weight = float(hint_weight)
+        kwargs.setdefault("features_extractor_class", NosEncoder)
+        kwargs.setdefault("features_extractor_kwargs", {"width": self.width})
+        if net_arch is None:
+            net_arch = {"pi": [128], "vf": [128]}
+        super().__init__(observation_space, action_space, lr_schedule, net_arch=net_arch, **kwargs)
+
+    def _build_mlp_extractor(self) -> None:
+        if not self.hint:
+            return super()._build_mlp_extractor()
+        self.mlp_extractor = HintExtractor(self.features_dim - self.hint, self.net_arch, self.activation_fn,
+                                           self.device)
+
+    def _build(self, lr_schedule) -> None:
+        self.action_dist = FastMaskedCategorical(int(self.action_space.n))
+        super()._build(lr_schedule)
+        if not self.hint:
+            return
+        head = HintHead(self.mlp_extractor.latent_dim_pi - 1, self.hint_weight)
+        if self.ortho_init:  # small, as SB3 initialises its action layer, so the hint leads at first
+            nn.init.orthogonal_(head.linear.weight, gain=0.01)
+            nn.init.zeros_(head.linear.bias)
+        self.action_net = head
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+
+    def _get_constructor_parameters(self) -> dict:
+        data = super()._get_constructor_parameters()
+        data.update(width=self.width, hint_weight=self.hint_weight)
+        return data

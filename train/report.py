@@ -1,0 +1,100 @@
+"""The end of a run: final evaluations, ``results.json``, ``report.md`` and ``learning_curve.png``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .config import TrainConfig
+
+
+def results_table(rows: list[dict]) -> str:
+    """A markdown table: one row per opponent, the model in one seat against the rest."""
+    lines = ["| opponents | deals (hands) | model chips/hand | model − opponent (chips/hand) | beats it? |",
+             "|---|---|---|---|---|"]
+    for r in rows:
+        significant = abs(r["difference"]) > r["difference_ci95"]
+        verdict = ("yes" if r["difference"] > 0 else "no, loses") if significant else "not significant"
+        lines.append(f"| {r.get('opponent_label', r['opponent'])} ×{r['seats']} | {r['deals']} ({r['hands']}) | "
+                     f"{r['model_chips_per_hand']:+.1f} ± {r['model_ci95']:.1f} | "
+                     f"{r['difference']:+.1f} ± {r['difference_ci95']:.1f} | {verdict} |")
+    return "\n".join(lines)
+
+
+def plot_curve(run_dir: Path, curve: list[dict], evals: list[dict], opponent: str) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 7), sharex=True)
+    if evals:
+        x = [e["timesteps"] for e in evals]
+        top.errorbar(x, [e["difference"] for e in evals], yerr=[e["difference_ci95"] for e in evals],
+                     marker="o", capsize=3, label=f"model − {opponent} (95% CI)")
+        top.axhline(0, color="grey", lw=0.8)
+        top.legend(loc="lower right")
+    top.set_ylabel("chips per hand")
+    top.set_title(f"evaluation: the model against {opponent} (duplicate deals)")
+    if curve:
+        bottom.plot([c["timesteps"] for c in curve], [c["episode_chips_mean"] for c in curve],
+                    label="learner's chips per hand against the training pool (last 100 hands)")
+        bottom.axhline(0, color="grey", lw=0.8)
+        bottom.legend(loc="lower right")
+    bottom.set_xlabel("learner decisions (timesteps)")
+    bottom.set_ylabel("chips per hand")
+    fig.tight_layout()
+    path = run_dir / "learning_curve.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def final_report(config: TrainConfig, policy, run_dir: Path, training_seconds: float, progress: bool = True) -> dict:
+    from .trainer import EVAL_SEED, evaluate, read_csv
+
+    n = config.env.num_players
+    rows = []
+    if config.eval.final_deals > 0:
+        for opponent in config.eval.final_opponents:
+            row = evaluate(policy, opponent, config.eval.final_deals, n, seed=EVAL_SEED + 1)
+            row["seats"] = n - 1
+            rows.append(row)
+    best = run_dir / "best_model.zip"
+    if config.eval.final_deals > 0 and best.exists():
+        from .model_agent import load_policy
+
+        row = evaluate(load_policy(best), config.eval.opponent, config.eval.final_deals, n, seed=EVAL_SEED + 1)
+        row["seats"] = n - 1
+        row["opponent_label"] = f"{config.eval.opponent} (best_model.zip)"
+        rows.append(row)
+    curve = read_csv(run_dir / "curve.csv")
+    evals = read_csv(run_dir / "eval.csv")
+    png = plot_curve(run_dir, curve, evals, config.eval.opponent)
+    fps = [c["fps"] for c in curve]
+    results = {
+        "run": config.run.name,
+        "timesteps": int(curve[-1]["timesteps"]) if curve else 0,
+        "training_seconds_this_launch": training_seconds,
+        "fps_last": fps[-1] if fps else None,
+        "final": rows,
+        "eval_history": evals,
+        "model": str(run_dir / "model.zip"),
+        "learning_curve": str(png),
+    }
+    (run_dir / "results.json").write_text(json.dumps(results, indent=1))
+    table = results_table(rows) if rows else "(no final evaluation: eval.final_deals is 0)"
+    fps_text = f"{fps[-1]:,.0f}" if fps else "n/a"
+    report = "\n".join([
+        f"# Training report: {config.run.name}", "",
+        f"- timesteps: {results['timesteps']:,}; this launch trained for {training_seconds:.0f} s at {fps_text} "
+        f"learner decisions/s (updates included)",
+        f"- model: `{run_dir / 'model.zip'}` (play it with `make_agent(\"model:{run_dir / 'model.zip'}\")`)",
+        f"- learning curve: `{png}`", "",
+        f"Final evaluation: the model in one seat against {n - 1} copies of each opponent, duplicate deals "
+        f"(every deal once per seat rotation), 95% confidence intervals over deals.", "",
+        table, "",
+    ])
+    (run_dir / "report.md").write_text(report)
+    results["table"] = table
+    return results

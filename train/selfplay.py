@@ -1,0 +1,301 @@
+"""A stable-baselines3 VecEnv for self-play on the fast engine: :class:`SelfPlayVecEnv`.
+
+Each of the ``num_envs`` tables seats one learner; the other seats are played,
+batched, by opponents drawn from an :class:`OpponentPool` (baseline agents and
+frozen snapshots of the learner). One ``step`` is one learner decision at every
+table:
+
+1. the learner's actions are applied;
+2. the opponents are stepped, tables in parallel (a table whose learner is to
+   move waits, ``fast_kernels.IDLE``), until the learner is to move again at
+   every table;
+3. the reward is the learner's own chip change over that span, times
+   ``reward_scale``: its own seat's payments only, never an opponent's.
+
+Episodes are one hand (or ``hands_per_episode`` hands, a session). When a
+table's episode ends inside a span, ``dones[b]`` is True, the reward holds the
+learner's chips up to and including the final settlement, ``infos[b]`` holds
+``terminal_observation`` (the learner's view of the finished hand),
+``episode`` (``r``: the learner's chip change in the episode, unscaled; ``l``:
+its decisions) and ``final_chips``; the table has already started its next
+episode, and the observation is the learner's first decision there. Chips paid
+in the new episode before that decision (opponents' declarations, a forced set)
+are the next step's reward, so every episode's rewards add up to the learner's
+chip change in it. (A learner that makes no decision in a whole episode, which
+needs a hand closed before its first turn, still has its chips counted: they
+join the next step's reward.)
+
+Learner seat: a fixed seat, or ``"rotate"``: table b's k-th episode seats the
+learner at (b + k) mod n, so every seat, the one on set included, is played.
+
+Observations are the learner's, as the AEC environment encodes them
+(``nos_env.encoding``, 1,041 floats). With ``tactics_hint`` the index of the
+Tactics agent's choice in the same position is appended as one more float
+(see ``train.policy.NosPolicy``; in a terminal observation it is 0). ``action_masks()`` (and so
+``env_method("action_masks")``, as sb3-contrib's MaskablePPO asks) returns the
+batch's masks, bool [B, 557].
+
+Seeding: table b's deals come from SplitMix64 seeded with ``seed + b``, as in
+``nos_env.vector_env``; opponents and the learner-seat rotation are seeded from
+``seed`` too, so the same seed and the same learner actions give the same games.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+from stable_baselines3.common.vec_env.base_vec_env import VecEnv
+
+from agents.base import Agent, BatchContext
+from nos_env import fast_kernels as K
+from nos_env.encoding import NUM_ACTIONS, OBSERVATION_SIZE
+from nos_env.fast_engine import FastTables
+
+#: A guard against a loop that never returns to the learner (a bug, never a game).
+MAX_OPPONENT_STEPS = 10_000
+
+
+class OpponentPool:
+    """Agents that play the learner's opponents, with sampling weights.
+
+    ``add(agent, weight)`` puts an agent in the pool; every new episode of a
+    table draws an agent for each opponent seat, independently, with
+    probability proportional to the weights. ``set_weight`` changes a weight
+    (to retire an old snapshot, give it 0).
+    """
+
+    def __init__(self, seed: int = 0):
+        self.agents: list[Agent] = []
+        self.labels: list[str] = []
+        self.weights: list[float] = []
+        self.rng = np.random.default_rng([seed, 0x5E1F])
+
+    def add(self, agent: Agent, weight: float = 1.0, label: str | None = None) -> int:
+        if weight < 0:
+            raise ValueError(f"an opponent's weight must be >= 0, got {weight}")
+        self.agents.append(agent)
+        self.labels.append(label or getattr(agent, "name", type(agent).__name__))
+        self.weights.append(float(weight))
+        return len(self.agents) - 1
+
+    def set_weight(self, index: int, weight: float) -> None:
+        if weight < 0:
+            raise ValueError(f"an opponent's weight must be >= 0, got {weight}")
+        self.weights[index] = float(weight)
+
+    def probabilities(self) -> np.ndarray:
+        w = np.asarray(self.weights, np.float64)
+        if len(w) == 0 or w.sum() <= 0:
+            raise ValueError("the opponent pool has no agent with a positive weight")
+        return w / w.sum()
+
+    def draw(self, size) -> np.ndarray:
+        return self.rng.choice(len(self.agents), size=size, p=self.probabilities())
+
+    def __len__(self) -> int:
+        return len(self.agents)
+
+
+class SelfPlayVecEnv(VecEnv):
+    def __init__(
+        self,
+        num_envs: int,
+        opponents: OpponentPool,
+        num_players: int = 4,
+        seed: int = 0,
+        learner_seat: int | str = "rotate",
+        reward_scale: float = 0.01,
+        tactics_hint: bool = False,
+        **table_options,
+    ):
+        if not isinstance(opponents, OpponentPool):
+            raise TypeError("opponents must be an OpponentPool")
+        opponents.probabilities()  # fails early on an empty pool
+        if learner_seat != "rotate" and not (isinstance(learner_seat, (int, np.integer))
+                                             and 0 <= learner_seat < num_players):
+            raise ValueError(f"learner_seat must be 'rotate' or a seat 0..{num_players - 1}, got {learner_seat!r}")
+        if not reward_scale > 0:
+            raise ValueError(f"reward_scale must be positive, got {reward_scale}")
+        self.tables = FastTables(num_envs, num_players, seed, **table_options)
+        self.pool = opponents
+        self.n = self.tables.num_players
+        self.seed_value = int(seed)
+        self.learner_seat_mode = learner_seat
+        self.reward_scale = float(reward_scale)
+        self.tactics_hint = bool(tactics_hint)
+        self.hint_agent = None
+        if self.tactics_hint:
+            from agents.tactics import TacticsAgent
+
+            self.hint_agent = TacticsAgent(seed=seed + 7919)
+        self.render_mode = None
+        size = OBSERVATION_SIZE + (1 if self.tactics_hint else 0)
+        observation_space = spaces.Box(-np.inf, np.inf, (size,), np.float32)
+        super().__init__(int(num_envs), observation_space, spaces.Discrete(NUM_ACTIONS))
+        B = self.num_envs
+        self.learner = np.zeros(B, np.int64)  # the learner's seat at each table
+        self.opponent_of = np.zeros((B, self.n), np.int64)  # pool index per seat (learner's seat unused)
+        self.episodes = np.zeros(B, np.int64)  # finished episodes per table
+        self._obs = np.zeros((B, OBSERVATION_SIZE), np.float32)  # seat to move's view, every table
+        self._carry = np.zeros(B, np.float64)  # chips owed to the next step (after an end in a span)
+        self._episode_chips = np.zeros(B, np.float64)
+        self._episode_decisions = np.zeros(B, np.int64)
+        self._actions = None
+        self._started = False
+
+    # ------------------------------------------------------------ episodes
+    def _begin(self, rows: np.ndarray) -> None:
+        """Seat the learner and draw the opponents for the episodes just started at ``rows``."""
+        if self.learner_seat_mode == "rotate":
+            self.learner[rows] = (rows + self.episodes[rows]) % self.n
+        else:
+            self.learner[rows] = int(self.learner_seat_mode)
+        self.opponent_of[rows] = self.pool.draw((len(rows), self.n))
+        self._episode_chips[rows] = 0.0
+        self._episode_decisions[rows] = 0
+
+    def _observe_rows(self, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        t = self.tables
+        out = np.zeros((len(rows), OBSERVATION_SIZE), np.float32)
+        K.observe_batch(t.T[rows], t.S[rows], t.A[rows], t.L[rows], self.n, seats.astype(np.int64), out,
+                        t.chip_scale)
+        return out
+
+    def _finish(self, rows: np.ndarray, infos: list[dict], final_chips: np.ndarray) -> None:
+        """Episodes ended at ``rows`` (tables not reset yet): fill their infos, start the next ones."""
+        terminal = self._observe_rows(rows, self.learner[rows])
+        starting = self.tables.S[rows, : self.n, K.S_CHIPS_EPISODE]
+        for i, b in enumerate(rows):
+            info = infos[b]
+            info["terminal_observation"] = self._with_hint_rows(terminal[i : i + 1], None)[0]
+            info["episode"] = {"r": float(self._episode_chips[b]), "l": int(self._episode_decisions[b])}
+            info["final_chips"] = final_chips[b, : self.n].copy()
+            info["chips"] = (final_chips[b, : self.n] - starting[i]).copy()
+            info["learner_seat"] = int(self.learner[b])
+        self.episodes[rows] += 1
+        self.tables.reset_tables(rows)
+        self._begin(rows)
+        self._obs[rows] = self._observe_rows(rows, self.tables.T[rows, K.T_TO_MOVE])
+
+    def _with_hint_rows(self, obs: np.ndarray, masks: np.ndarray | None) -> np.ndarray:
+        if not self.tactics_hint:
+            return obs
+        hint = np.zeros((obs.shape[0], 1), np.float32)
+        if masks is not None:
+            hint[:, 0] = self.hint_agent.act_batch(obs, masks)
+        return np.concatenate([obs, hint], axis=1)
+
+    def _play_opponents(self, infos: list[dict], done: np.ndarray) -> None:
+        """Step the opponents until the learner is to move at every table."""
+        t = self.tables
+        B = self.num_envs
+        rows_all = np.arange(B)
+        actions = np.full(B, K.IDLE, np.int64)
+        for _ in range(MAX_OPPONENT_STEPS):
+            current = t.T[:, K.T_TO_MOVE].astype(np.int64)
+            waiting = current != self.learner
+            if not waiting.any():
+                return
+            actions.fill(K.IDLE)
+            agent_of = self.opponent_of[rows_all, np.where(waiting, current, 0)]
+            for k in np.unique(agent_of[waiting]):
+                rows = np.flatnonzero(waiting & (agent_of == k))
+                context = BatchContext(tables=t, table_index=rows, seats=current[rows])
+                actions[rows] = self.pool.agents[k].act_batch(self._obs[rows], t.MASK[rows], context)
+            ended_before = done.copy()
+            rewards, terminated, final_chips, _, obs = t.step(actions, observe=True, autoreset=False,
+                                                             allow_idle=True)
+            self._obs[waiting] = obs[waiting]
+            self._account(rewards, ended_before)
+            ended = np.flatnonzero(terminated)
+            if len(ended):
+                done[ended] = True
+                self._finish(ended, infos, final_chips)
+        raise RuntimeError("opponents made more than MAX_OPPONENT_STEPS decisions in one span")
+
+    def _account(self, rewards: np.ndarray, ended_before: np.ndarray) -> None:
+        """Credit the learner's own seat: to this step, or to the next after an end in this span."""
+        mine = rewards[np.arange(self.num_envs), self.learner].astype(np.float64)
+        self._span += np.where(ended_before, 0.0, mine)
+        self._carry += np.where(ended_before, mine, 0.0)
+        self._episode_chips += mine
+
+    # ------------------------------------------------------------- VecEnv
+    def reset(self):
+        seed = self._seeds[0] if self._seeds[0] is not None else None
+        if seed is not None:
+            self.tables.seed(seed)
+            self.pool.rng = np.random.default_rng([seed, 0x5E1F])
+        self._reset_seeds()
+        self.tables.reset_tables()
+        self.episodes[:] = 0
+        rows = np.arange(self.num_envs)
+        self._begin(rows)
+        self._obs[:] = self._observe_rows(rows, self.tables.T[:, K.T_TO_MOVE])
+        self._carry[:] = 0.0
+        self._span = np.zeros(self.num_envs, np.float64)
+        infos = [{} for _ in range(self.num_envs)]
+        done = np.zeros(self.num_envs, bool)
+        self._play_opponents(infos, done)
+        # Chips paid before the learner's first decision are its first step's reward.
+        self._carry += self._span
+        self._started = True
+        self.reset_infos = infos
+        return self._observation()
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = np.asarray(actions).reshape(-1)
+
+    def step_wait(self):
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        t = self.tables
+        B = self.num_envs
+        infos: list[dict[str, Any]] = [{} for _ in range(B)]
+        done = np.zeros(B, bool)
+        self._span = self._carry.copy()
+        self._carry[:] = 0.0
+        self._episode_decisions += 1
+        rewards, terminated, final_chips, _, obs = t.step(self._actions, observe=True, autoreset=False)
+        self._obs[:] = obs
+        self._account(rewards, done)
+        ended = np.flatnonzero(terminated)
+        if len(ended):
+            done[ended] = True
+            self._finish(ended, infos, final_chips)
+        self._play_opponents(infos, done)
+        reward = (self._span * self.reward_scale).astype(np.float32)
+        return self._observation(), reward, done, infos
+
+    def _observation(self) -> np.ndarray:
+        return self._with_hint_rows(self._obs.copy(), self.tables.MASK)
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions at every table, bool [B, 557]."""
+        return self.tables.MASK.astype(bool)
+
+    def close(self) -> None:
+        pass
+
+    # ----------------------------------------------- VecEnv attribute plumbing
+    def get_attr(self, attr_name: str, indices=None) -> list[Any]:
+        value = getattr(self, attr_name)
+        return [value for _ in self._get_indices(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+        setattr(self, attr_name, value)
+
+    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list[Any]:
+        result = getattr(self, method_name)(*method_args, **method_kwargs)
+        if method_name == "action_masks":
+            return list(result[list(self._get_indices(indices))])
+        return [result for _ in self._get_indices(indices)]
+
+    def env_is_wrapped(self, wrapper_class: type[gym.Wrapper], indices=None) -> list[bool]:
+        return [False for _ in self._get_indices(indices)]
+
+    def get_images(self) -> Sequence[np.ndarray | None]:
+        return [None for _ in range(self.num_envs)]

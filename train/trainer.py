@@ -1,0 +1,257 @@
+"""Self-play MaskablePPO training on the fast engine: :func:`train`.
+
+A run lives in ``<output_dir>/<name>/``:
+
+- ``config.yaml``: the full config used (defaults filled in);
+- ``model.zip``: the final model (``make_agent("model:<path>")`` plays it);
+- ``best_model.zip``: the model at its best evaluation so far (the final report
+  measures it again on fresh deals, so its choice does not flatter it);
+- ``checkpoints/step_<N>.zip`` and ``checkpoints/state.json`` (timesteps,
+  snapshot pool): ``--resume`` continues from the latest;
+- ``snapshots/step_<N>.pt``: frozen policies of the self-play pool;
+- ``tb/``: TensorBoard logs (SB3's ``rollout/``, ``train/``, ``time/fps``,
+  plus ``eval/`` and ``selfplay/``);
+- ``curve.csv`` (one row per rollout) and ``eval.csv`` (one row per evaluation);
+- ``report.md``, ``results.json`` and ``learning_curve.png`` at the end.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import torch as th
+import yaml
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList
+from stable_baselines3.common.logger import configure
+from torch import nn
+
+from agents.registry import make_agent
+from agents.tournament import run_tournament
+
+from .config import TrainConfig
+from .model_agent import PolicyAgent
+from .policy import NosPolicy
+from .selfplay import OpponentPool, SelfPlayVecEnv
+
+#: Evaluations use their own deals, the same at every evaluation, so the curve compares like with like.
+EVAL_SEED = 1_000_003
+
+
+def make_env(config: TrainConfig) -> tuple[SelfPlayVecEnv, OpponentPool]:
+    c = config
+    pool = OpponentPool(seed=c.run.seed)
+    for i, (name, weight) in enumerate(c.opponents.baselines.items()):
+        pool.add(make_agent(name, seed=c.run.seed * 7919 + i), weight, label=name)
+    env = SelfPlayVecEnv(c.env.num_envs, pool, num_players=c.env.num_players, seed=c.run.seed,
+                         learner_seat=c.env.learner_seat, reward_scale=c.env.reward_scale,
+                         tactics_hint=c.env.tactics_hint, auto_forced=c.env.auto_forced)
+    return env, pool
+
+
+def make_model(config: TrainConfig, env: SelfPlayVecEnv) -> MaskablePPO:
+    p, c = config.ppo, config
+    policy_kwargs = {"width": c.policy.width, "net_arch": {"pi": list(c.policy.pi), "vf": list(c.policy.vf)},
+                     "activation_fn": nn.Tanh if c.policy.activation == "tanh" else nn.ReLU,
+                     "hint_weight": c.policy.hint_weight}
+    return MaskablePPO(NosPolicy, env, learning_rate=p.learning_rate, n_steps=p.n_steps, batch_size=p.batch_size,
+                       n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range,
+                       ent_coef=p.ent_coef, vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm, target_kl=p.target_kl,
+                       policy_kwargs=policy_kwargs, seed=c.run.seed, device="cpu", verbose=0)
+
+
+def evaluate(policy, opponent: str, deals: int, num_players: int, seed: int = EVAL_SEED) -> dict:
+    """The model (deterministic) in one seat against ``num_players - 1`` copies of ``opponent``,
+    duplicate deals with every rotation. Chips per hand for the model, and its head-to-head
+    difference to the opponent's seats (the tournament's "model vs <opponent>")."""
+    agent = PolicyAgent(policy, seed=seed, deterministic=True)
+    result = run_tournament([agent] + [opponent] * (num_players - 1), deals, seed=seed, progress=False)
+    s = result.summary()
+    model = s["agents_by_name"]["model"]
+    versus = s["head_to_head_by_name"][f"model vs {opponent}"]
+    return {"opponent": opponent, "deals": deals, "hands": s["hands"],
+            "model_chips_per_hand": model["mean_chips_per_hand"], "model_ci95": model["ci95"],
+            "difference": versus["mean_difference"], "difference_ci95": versus["ci95"]}
+
+
+class SnapshotPool:
+    """The learner's frozen snapshots in the opponent pool: the newest ``max_snapshots`` share
+    ``snapshot_weight``; older ones are retired (weight 0)."""
+
+    def __init__(self, config: TrainConfig, pool: OpponentPool, run_dir: Path):
+        self.c = config.opponents
+        self.seed = config.run.seed
+        self.pool = pool
+        self.dir = run_dir / "snapshots"
+        self.entries: list[tuple[int, str, int]] = []  # (timesteps, file, pool index)
+
+    def add(self, policy, timesteps: int, save: bool = True) -> None:
+        frozen = copy.deepcopy(policy)
+        path = self.dir / f"step_{timesteps}.pt"
+        if save:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            th.save(frozen.state_dict(), path)
+        agent = PolicyAgent(frozen, seed=self.seed * 31 + len(self.entries),
+                            deterministic=self.c.snapshot_deterministic, name=f"snapshot@{timesteps}")
+        index = self.pool.add(agent, 0.0, label=agent.name)
+        self.entries.append((timesteps, str(path), index))
+        active = self.entries[-self.c.max_snapshots:]
+        for _, _, i in self.entries:
+            self.pool.set_weight(i, 0.0)
+        for _, _, i in active:
+            self.pool.set_weight(i, self.c.snapshot_weight / len(active))
+
+    def restore(self, state: list, policy) -> None:
+        for timesteps, path, _ in state:
+            frozen = copy.deepcopy(policy)
+            frozen.load_state_dict(th.load(path, map_location="cpu"))
+            self.add(frozen, int(timesteps), save=False)
+
+    def state(self) -> list:
+        return [list(e) for e in self.entries]
+
+
+class TrainingCallback(BaseCallback):
+    """Snapshots, evaluations, checkpoints, the learning-curve files and the progress bar."""
+
+    def __init__(self, config: TrainConfig, snapshots: SnapshotPool, run_dir: Path, progress: bool,
+                 next_marks: dict | None = None):
+        super().__init__()
+        self.config = config
+        self.snapshots = snapshots
+        self.run_dir = run_dir
+        self.progress = progress
+        self.bar = None
+        self.next = next_marks or {}
+        self.last_eval = None
+        evals = read_csv(run_dir / "eval.csv")
+        self.best = max((e["difference"] for e in evals), default=float("-inf"))
+
+    def _due(self, key: str, every: int) -> bool:
+        if every <= 0 or self.config.opponents.snapshot_weight <= 0 and key == "snapshot":
+            return False
+        if key not in self.next:
+            self.next[key] = (self.num_timesteps // every + 1) * every
+        if self.num_timesteps >= self.next[key]:
+            self.next[key] = (self.num_timesteps // every + 1) * every
+            return True
+        return False
+
+    def _on_training_start(self) -> None:
+        self.start = time.perf_counter()
+        self.start_steps = self.num_timesteps
+        if self.progress:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=self.config.run.total_timesteps, initial=self.num_timesteps, unit="step",
+                            desc=f"training {self.config.run.name}", dynamic_ncols=True)
+
+    def _on_step(self) -> bool:
+        if self.bar is not None:
+            self.bar.update(self.model.n_envs)
+        c = self.config
+        if self._due("snapshot", c.opponents.snapshot_every):
+            self.snapshots.add(self.model.policy, self.num_timesteps)
+            self.logger.record("selfplay/snapshots", len(self.snapshots.entries))
+        if self._due("eval", c.eval.every):
+            self.run_eval()
+        if self._due("checkpoint", c.output.checkpoint_every):
+            save_checkpoint(self.model, self.run_dir, self.snapshots, self.next)
+        return True
+
+    def run_eval(self) -> dict:
+        c = self.config
+        result = evaluate(self.model.policy, c.eval.opponent, c.eval.deals, c.env.num_players)
+        result["timesteps"] = int(self.num_timesteps)
+        result["seconds"] = time.perf_counter() - self.start
+        self.last_eval = result
+        for key in ("model_chips_per_hand", "difference", "difference_ci95"):
+            self.logger.record(f"eval/{key}_vs_{c.eval.opponent}", result[key])
+        append_csv(self.run_dir / "eval.csv", result)
+        if result["difference"] > self.best:  # judged on the evaluation deals; report.py re-measures it on others
+            self.best = result["difference"]
+            self.model.save(self.run_dir / "best_model.zip")
+        if self.bar is not None:
+            self.bar.set_postfix_str(f"vs {c.eval.opponent}: {result['difference']:+.1f}±{result['difference_ci95']:.1f}")
+        return result
+
+    def _on_rollout_end(self) -> None:
+        episodes = [e["r"] for e in self.model.ep_info_buffer]
+        elapsed = time.perf_counter() - self.start
+        row = {"timesteps": int(self.num_timesteps), "seconds": elapsed,
+               "fps": (self.num_timesteps - self.start_steps) / max(elapsed, 1e-9),
+               "episode_chips_mean": float(np.mean(episodes)) if episodes else float("nan"),
+               "episodes": len(episodes)}
+        append_csv(self.run_dir / "curve.csv", row)
+
+    def _on_training_end(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def append_csv(path: Path, row: dict) -> None:
+    new = not path.exists()
+    with path.open("a", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(row))
+        if new:
+            writer.writeheader()
+        writer.writerow(row)
+
+
+def read_csv(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    with path.open() as f:
+        return [{k: float(v) if k not in ("opponent",) else v for k, v in row.items()} for row in csv.DictReader(f)]
+
+
+def save_checkpoint(model: MaskablePPO, run_dir: Path, snapshots: SnapshotPool, marks: dict) -> Path:
+    folder = run_dir / "checkpoints"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"step_{model.num_timesteps}.zip"
+    model.save(path)
+    state = {"checkpoint": str(path), "timesteps": int(model.num_timesteps), "snapshots": snapshots.state(),
+             "marks": marks}
+    (folder / "state.json").write_text(json.dumps(state, indent=1))
+    return path
+
+
+def train(config: TrainConfig, resume: bool = False, progress: bool = True) -> dict:
+    """Train (or, with ``resume``, continue) the run ``config`` describes; returns the final results."""
+    run_dir = config.run_dir
+    state_file = run_dir / "checkpoints" / "state.json"
+    if resume and not state_file.exists():
+        raise FileNotFoundError(f"nothing to resume: no checkpoint in {run_dir / 'checkpoints'}")
+    if not resume and (run_dir / "curve.csv").exists():
+        raise FileExistsError(f"{run_dir} holds a run already: resume it with --resume, or pick another run.name")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
+    th.manual_seed(config.run.seed)
+    env, pool = make_env(config)
+    snapshots = SnapshotPool(config, pool, run_dir)
+    marks = {}
+    if resume:
+        state = json.loads(state_file.read_text())
+        model = MaskablePPO.load(state["checkpoint"], env=env, device="cpu")
+        snapshots.restore(state["snapshots"], model.policy)
+        marks = state["marks"]
+    else:
+        model = make_model(config, env)
+    formats = ["csv"] + (["tensorboard"] if config.output.tensorboard else [])
+    model.set_logger(configure(str(run_dir / "tb" / f"from_{model.num_timesteps}"), formats))
+    callback = TrainingCallback(config, snapshots, run_dir, progress and config.output.progress_bar, marks)
+    remaining = config.run.total_timesteps - model.num_timesteps
+    start = time.perf_counter()
+    if remaining > 0:
+        model.learn(remaining, callback=CallbackList([callback]), reset_num_timesteps=False)
+    seconds = time.perf_counter() - start
+    model.save(run_dir / "model.zip")
+    save_checkpoint(model, run_dir, snapshots, callback.next)
+    from .report import final_report
+
+    return final_report(config, model.policy, run_dir, training_seconds=seconds, progress=progress)
