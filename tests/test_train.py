@@ -175,6 +175,19 @@ def test_resume_continues_the_run_and_refuses_to_overwrite(smoke_run, capsys):
         train_main(["--config", str(ROOT / "configs" / "smoke.yaml"), "--set",
                     f"run.output_dir={smoke_run.parent / 'elsewhere'}", "--resume", "--quiet"])
     assert "nothing to resume" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        train_main(config + ["--resume", "--overwrite"])
+    assert "contradict" in capsys.readouterr().err
+
+
+def test_overwrite_starts_the_run_again(tmp_path):
+    args = ["--config", str(ROOT / "configs" / "smoke.yaml"), "--set", f"run.output_dir={tmp_path}", "--set",
+            "run.total_timesteps=1024", "--set", "eval.final_deals=0", "--quiet"]
+    train_main(args)
+    (tmp_path / "smoke" / "stale.txt").write_text("from the first run")
+    train_main(args + ["--overwrite"])
+    assert not (tmp_path / "smoke" / "stale.txt").exists()
+    assert json.loads((tmp_path / "smoke" / "results.json").read_text())["timesteps"] == 1024
 
 
 # ---------------------------------------------------------- models as agents

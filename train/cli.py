@@ -2,6 +2,7 @@
 
     nos-train --config configs/quick.yaml            # train, evaluate, print the results table
     nos-train --config configs/quick.yaml --resume   # continue the run from its latest checkpoint
+    nos-train --config configs/quick.yaml --overwrite  # start the run again from scratch
     nos-train --print-defaults                       # every option with its default
     nos-train --config configs/quick.yaml --set run.total_timesteps=200000 --set run.name=try
 
@@ -35,6 +36,8 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="nos-train", description="Self-play MaskablePPO training for Nos")
     parser.add_argument("--config", help="a YAML config (configs/quick.yaml, configs/full.yaml)")
     parser.add_argument("--resume", action="store_true", help="continue the run from its latest checkpoint")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="delete the run's folder first, if it exists (otherwise an existing run is an error)")
     parser.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
                         help="override one config value (repeatable)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -60,7 +63,14 @@ def main(argv: list[str] | None = None) -> None:
         config = from_dict(_apply_overrides(data, args.set), str(path))
     except ConfigError as exc:
         parser.error(str(exc))
+    if args.overwrite and args.resume:
+        parser.error("--overwrite and --resume contradict each other")
     from .trainer import train  # torch and SB3 load only once the config is good
+
+    if args.overwrite and config.run_dir.exists():
+        import shutil
+
+        shutil.rmtree(config.run_dir)
 
     try:
         results = train(config, resume=args.resume, progress=not args.quiet)
