@@ -154,8 +154,11 @@ def test_smoke_training_writes_everything(smoke_run):
     assert [r["opponent"] for r in results["final"]] == ["random", "tactics"]
     assert results["final"][1]["opponent_label"] == "tactics (best_model.zip)"
     assert (smoke_run / "best_model.zip").is_file()
+    curve = (smoke_run / "curve.csv").read_text().splitlines()
+    assert len(curve) == 1 + 4  # one row per rollout of 64 tables x 16 steps
+    assert all(int(row.split(",")[-1]) > 0 for row in curve[1:])  # hands finished in every rollout
     evals = (smoke_run / "eval.csv").read_text().splitlines()
-    assert len(evals) == 1 + 2  # header, then evaluations at 2048 and 4096 timesteps
+    assert [row.split(",")[-2] for row in evals[1:]] == ["0", "2048", "4096"]  # the untrained model first
     assert len(json.loads((smoke_run / "checkpoints/state.json").read_text())["snapshots"]) == 2
     assert "model − opponent" in (smoke_run / "report.md").read_text()
 

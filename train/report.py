@@ -38,7 +38,7 @@ def plot_curve(run_dir: Path, curve: list[dict], evals: list[dict], opponent: st
     top.set_title(f"evaluation: the model against {opponent} (duplicate deals)")
     if curve:
         bottom.plot([c["timesteps"] for c in curve], [c["episode_chips_mean"] for c in curve],
-                    label="learner's chips per hand against the training pool (last 100 hands)")
+                    label="learner's chips per hand against the training pool (each rollout's hands)")
         bottom.axhline(0, color="grey", lw=0.8)
         bottom.legend(loc="lower right")
     bottom.set_xlabel("learner decisions (timesteps)")

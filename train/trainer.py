@@ -23,7 +23,6 @@ import json
 import time
 from pathlib import Path
 
-import numpy as np
 import torch as th
 import yaml
 from sb3_contrib import MaskablePPO
@@ -148,6 +147,7 @@ class TrainingCallback(BaseCallback):
     def _on_training_start(self) -> None:
         self.start = time.perf_counter()
         self.start_steps = self.num_timesteps
+        self.episode_sum, self.episode_count = 0.0, 0
         if self.progress:
             from tqdm import tqdm
 
@@ -157,7 +157,14 @@ class TrainingCallback(BaseCallback):
     def _on_step(self) -> bool:
         if self.bar is not None:
             self.bar.update(self.model.n_envs)
+        for info in self.locals["infos"]:
+            episode = info.get("episode")
+            if episode is not None:
+                self.episode_sum += episode["r"]
+                self.episode_count += 1
         c = self.config
+        if self.num_timesteps == self.model.n_envs and c.eval.every > 0:
+            self.run_eval(at=0)  # the untrained model: the curve's starting point
         if self._due("snapshot", c.opponents.snapshot_every):
             self.snapshots.add(self.model.policy, self.num_timesteps)
             self.logger.record("selfplay/snapshots", len(self.snapshots.entries))
@@ -167,10 +174,10 @@ class TrainingCallback(BaseCallback):
             save_checkpoint(self.model, self.run_dir, self.snapshots, self.next)
         return True
 
-    def run_eval(self) -> dict:
+    def run_eval(self, at: int | None = None) -> dict:
         c = self.config
         result = evaluate(self.model.policy, c.eval.opponent, c.eval.deals, c.env.num_players)
-        result["timesteps"] = int(self.num_timesteps)
+        result["timesteps"] = int(self.num_timesteps if at is None else at)
         result["seconds"] = time.perf_counter() - self.start
         self.last_eval = result
         for key in ("model_chips_per_hand", "difference", "difference_ci95"):
@@ -184,13 +191,14 @@ class TrainingCallback(BaseCallback):
         return result
 
     def _on_rollout_end(self) -> None:
-        episodes = [e["r"] for e in self.model.ep_info_buffer]
         elapsed = time.perf_counter() - self.start
+        count = self.episode_count
         row = {"timesteps": int(self.num_timesteps), "seconds": elapsed,
                "fps": (self.num_timesteps - self.start_steps) / max(elapsed, 1e-9),
-               "episode_chips_mean": float(np.mean(episodes)) if episodes else float("nan"),
-               "episodes": len(episodes)}
+               "episode_chips_mean": self.episode_sum / count if count else float("nan"), "episodes": count}
+        self.logger.record("rollout/learner_chips_per_hand", row["episode_chips_mean"])
         append_csv(self.run_dir / "curve.csv", row)
+        self.episode_sum, self.episode_count = 0.0, 0
 
     def _on_training_end(self) -> None:
         if self.bar is not None:
