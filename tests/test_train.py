@@ -101,7 +101,13 @@ def test_shipped_configs_load(name):
     ({"ppo": {"batch_size": 100_000}}, "larger than a rollout"),
     ({"opponents": {"baselines": {"tacticz": 1.0}}}, "unknown agent (did you mean 'tactics'?)"),
     ({"opponents": {"baselines": {"random": -1}}}, "weight must be a number >= 0"),
-    ({"opponents": {"baselines": {}}}, "needs at least one baseline"),
+    ({"opponents": {"baselines": {}, "snapshot_weight": 1.0}}, "opponents.baselines: needs at least one agent"),
+    ({"run": {"seed": -1}}, "run.seed: must be >= 0"),
+    ({"ppo": {"clip_range": float("nan")}}, "ppo.clip_range: must be a finite number"),
+    ({"env": {"reward_scale": float("inf")}}, "env.reward_scale: must be a finite number"),
+    ({"ppo": {"batch_size": 1}}, "leaves a minibatch of one sample"),
+    ({"env": {"num_envs": 3}, "ppo": {"n_steps": 3, "batch_size": 4}}, "leaves a minibatch of one sample"),
+    ({"eval": {"every": 100}}, "eval.every: is counted in timesteps"),
     ({"eval": {"opponent": "grredy"}}, "unknown agent 'grredy'"),
     ({"policy": {"pi": [64, 0]}}, "policy.pi: must be a list of positive layer sizes"),
     ({"policy": {"activation": "gelu"}}, "policy.activation"),
@@ -112,6 +118,13 @@ def test_config_errors_name_the_key_and_the_fix(data, message):
     with pytest.raises(ConfigError) as info:
         from_dict(data, "my.yaml")
     assert message in str(info.value) and str(info.value).startswith("my.yaml")
+
+
+def test_numbers_in_exponent_form_are_numbers():
+    # YAML 1.1 reads 3e-4 as a string; a learning rate written that way is still a number.
+    assert from_dict({"ppo": {"learning_rate": "3e-4"}}).ppo.learning_rate == 3e-4
+    with pytest.raises(ConfigError, match="must be a number"):
+        from_dict({"ppo": {"learning_rate": "fast"}})
 
 
 def test_config_files_bad_yaml_and_missing(tmp_path):
@@ -169,11 +182,20 @@ def test_resume_continues_the_run_and_refuses_to_overwrite(smoke_run, capsys):
     with pytest.raises(SystemExit):
         train_main(config)  # the run exists: no silent overwrite
     assert "--resume" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        train_main(config + ["--resume", "--set", "run.total_timesteps=6144", "--set", "ppo.n_epochs=2"])
+    assert "differ from its config.yaml: ppo.n_epochs" in capsys.readouterr().err
+    # Rows written after the last checkpoint belong to a lost future: a resume drops them.
+    with (smoke_run / "eval.csv").open("a") as f:
+        f.write("tactics,8,32,0,0,0,0,999999,0\n")
     train_main(config + ["--resume", "--set", "run.total_timesteps=6144"])
     results = json.loads((smoke_run / "results.json").read_text())
     assert results["timesteps"] == 6144
     state = json.loads((smoke_run / "checkpoints/state.json").read_text())
     assert state["timesteps"] == 6144 and len(state["snapshots"]) == 3  # 2048, 4096 restored; 6144 new
+    assert state["checkpoint"] == "step_6144.zip"  # relative to the run: the folder can move
+    steps = [row.split(",")[-2] for row in (smoke_run / "eval.csv").read_text().splitlines()[1:]]
+    assert steps == ["0", "2048", "4096", "6144"]
     with pytest.raises(SystemExit):
         train_main(["--config", str(ROOT / "configs" / "smoke.yaml"), "--set",
                     f"run.output_dir={smoke_run.parent / 'elsewhere'}", "--resume", "--quiet"])
@@ -181,6 +203,16 @@ def test_resume_continues_the_run_and_refuses_to_overwrite(smoke_run, capsys):
     with pytest.raises(SystemExit):
         train_main(config + ["--resume", "--overwrite"])
     assert "contradict" in capsys.readouterr().err
+
+
+def test_overwrite_deletes_only_a_run_folder(tmp_path, capsys):
+    (tmp_path / "smoke").mkdir()
+    (tmp_path / "smoke" / "precious.txt").write_text("not a run")
+    with pytest.raises(SystemExit):
+        train_main(["--config", str(ROOT / "configs" / "smoke.yaml"), "--set", f"run.output_dir={tmp_path}",
+                    "--overwrite", "--quiet"])
+    assert "not a training run's folder" in capsys.readouterr().err
+    assert (tmp_path / "smoke" / "precious.txt").exists()
 
 
 def test_overwrite_starts_the_run_again(tmp_path):

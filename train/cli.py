@@ -28,6 +28,8 @@ def _apply_overrides(data: dict, overrides: list[str]) -> dict:
         data.setdefault(section, {})
         if data[section] is None:
             data[section] = {}
+        if not isinstance(data[section], dict):
+            raise ConfigError(f"--set {item!r}: section {section!r} is not a mapping in the config file")
         data[section][name] = yaml.safe_load(value)
     return data
 
@@ -68,17 +70,25 @@ def main(argv: list[str] | None = None) -> None:
     from .trainer import train  # torch and SB3 load only once the config is good
 
     if args.overwrite and config.run_dir.exists():
+        from .trainer import is_run_folder
+
+        if not is_run_folder(config.run_dir):
+            parser.error(f"--overwrite: {config.run_dir} exists but is not a training run's folder; not deleting it")
         import shutil
 
         shutil.rmtree(config.run_dir)
 
     try:
         results = train(config, resume=args.resume, progress=not args.quiet)
-    except (FileExistsError, FileNotFoundError) as exc:
+    except (FileExistsError, FileNotFoundError, ConfigError) as exc:
         print(f"nos-train: error: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
-    print(f"\n{config.run.name}: {results['timesteps']:,} timesteps, "
-          f"{results['fps_last']:,.0f} decisions/s; report in {config.run_dir / 'report.md'}\n")
+    except KeyboardInterrupt as exc:
+        print(f"\nnos-train: {exc}", file=sys.stderr)
+        raise SystemExit(130) from None
+    fps = f"{results['fps_last']:,.0f} decisions/s" if results["fps_last"] else "no rollout in this launch"
+    print(f"\n{config.run.name}: {results['timesteps']:,} timesteps, {fps}; report in "
+          f"{config.run_dir / 'report.md'}\n")
     print(results["table"])
 
 

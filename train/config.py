@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -129,9 +130,16 @@ def _check_type(where: str, value, default):
         if isinstance(value, bool) or not isinstance(value, int):
             _fail(where, f"must be an integer, got {value!r}")
     elif isinstance(default, float):
+        if isinstance(value, str):  # YAML 1.1 reads 3e-4 (no dot) as a string
+            try:
+                value = float(value)
+            except ValueError:
+                pass
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             _fail(where, f"must be a number, got {value!r}")
         value = float(value)
+        if not math.isfinite(value):
+            _fail(where, f"must be a finite number, got {value!r}")
     elif isinstance(default, str):
         if not isinstance(value, str):
             _fail(where, f"must be a string, got {value!r}")
@@ -191,6 +199,7 @@ def validate(c: TrainConfig, source: str = "config") -> None:
     w = lambda key: f"{source}: {key}"  # noqa: E731
     if not c.run.name or "/" in c.run.name or c.run.name in (".", ".."):
         _fail(w("run.name"), f"must be a plain folder name, got {c.run.name!r}")
+    _positive(w("run.seed"), c.run.seed, allow_zero=True)
     _positive(w("run.total_timesteps"), c.run.total_timesteps)
     _positive(w("env.num_envs"), c.env.num_envs)
     if c.env.num_players not in (3, 4, 5):
@@ -200,8 +209,9 @@ def validate(c: TrainConfig, source: str = "config") -> None:
                                  and 0 <= seat < c.env.num_players):
         _fail(w("env.learner_seat"), f"must be 'rotate' or a seat 0..{c.env.num_players - 1}, got {seat!r}")
     _positive(w("env.reward_scale"), c.env.reward_scale)
-    if not c.opponents.baselines and c.opponents.snapshot_weight <= 0:
-        _fail(w("opponents"), "needs at least one baseline or a positive snapshot_weight")
+    if not c.opponents.baselines:
+        _fail(w("opponents.baselines"), "needs at least one agent: the pool starts with the baselines "
+                                        "(snapshots join it during training)")
     for name, weight in c.opponents.baselines.items():
         if name not in AGENTS:
             _fail(w(f"opponents.baselines.{name}"), f"unknown agent{_suggest(name, AGENTS)}")
@@ -214,9 +224,14 @@ def validate(c: TrainConfig, source: str = "config") -> None:
     _positive(w("opponents.max_snapshots"), c.opponents.max_snapshots)
     for key in ("n_steps", "batch_size", "n_epochs"):
         _positive(w(f"ppo.{key}"), getattr(c.ppo, key))
-    if c.ppo.batch_size > c.env.num_envs * c.ppo.n_steps:
+    rollout = c.env.num_envs * c.ppo.n_steps
+    if c.ppo.batch_size > rollout:
         _fail(w("ppo.batch_size"), f"{c.ppo.batch_size} is larger than a rollout "
-                                   f"(env.num_envs * ppo.n_steps = {c.env.num_envs * c.ppo.n_steps})")
+                                   f"(env.num_envs * ppo.n_steps = {rollout})")
+    if c.ppo.batch_size < 2 or rollout % c.ppo.batch_size == 1:
+        # PPO normalises advantages over a minibatch: one sample has no spread (NaN).
+        _fail(w("ppo.batch_size"), f"{c.ppo.batch_size} leaves a minibatch of one sample "
+                                   f"(rollout {rollout}); pick a size that divides the rollout")
     _positive(w("ppo.learning_rate"), c.ppo.learning_rate)
     for key in ("gamma", "gae_lambda"):
         value = getattr(c.ppo, key)
@@ -237,6 +252,9 @@ def validate(c: TrainConfig, source: str = "config") -> None:
     if c.policy.activation not in ("tanh", "relu"):
         _fail(w("policy.activation"), f"must be 'tanh' or 'relu', got {c.policy.activation!r}")
     _positive(w("eval.every"), c.eval.every, allow_zero=True)
+    if 0 < c.eval.every < c.env.num_envs:
+        _fail(w("eval.every"), f"is counted in timesteps, and one step is env.num_envs = {c.env.num_envs} of "
+                               f"them: use 0 (never) or at least {c.env.num_envs}")
     _positive(w("eval.deals"), c.eval.deals)
     _positive(w("eval.final_deals"), c.eval.final_deals, allow_zero=True)
     for key, names in (("eval.opponent", [c.eval.opponent]), ("eval.final_opponents", c.eval.final_opponents)):

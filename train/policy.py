@@ -113,6 +113,11 @@ class FastMaskedCategorical(MaskableCategoricalDistribution):
             self.masked = self.logits.masked_fill(~masks, self.NEG)
         self.log_p = th.log_softmax(self.masked, dim=1)
 
+    def clear(self) -> None:
+        """Drop the last batch's tensors (before copying the policy: they may carry autograd graphs)."""
+        for name in ("logits", "masked", "log_p"):
+            self.__dict__.pop(name, None)
+
     def log_prob(self, actions: th.Tensor) -> th.Tensor:
         return self.log_p.gather(1, actions.long().view(-1, 1)).view(-1)
 

@@ -51,6 +51,7 @@ def plot_curve(run_dir: Path, curve: list[dict], evals: list[dict], opponent: st
 
 
 def final_report(config: TrainConfig, policy, run_dir: Path, training_seconds: float, progress: bool = True) -> dict:
+    """``progress`` is accepted for callers of the first version and unused."""
     from .trainer import EVAL_SEED, evaluate, read_csv
 
     n = config.env.num_players
@@ -83,7 +84,7 @@ def final_report(config: TrainConfig, policy, run_dir: Path, training_seconds: f
         "learning_curve": str(png),
     }
     (run_dir / "results.json").write_text(json.dumps(results, indent=1))
-    table = results_table(rows) if rows else "(no final evaluation: eval.final_deals is 0)"
+    table = results_table(rows) if rows else "(no final evaluation: eval.final_deals is 0 or no final_opponents)"
     fps_text = f"{fps[-1]:,.0f}" if fps else "n/a"
     report = "\n".join([
         f"# Training report: {config.run.name}", "",

@@ -22,8 +22,9 @@ episode, and the observation is the learner's first decision there. Chips paid
 in the new episode before that decision (opponents' declarations, a forced set)
 are the next step's reward, so every episode's rewards add up to the learner's
 chip change in it. (A learner that makes no decision in a whole episode, which
-needs a hand closed before its first turn, still has its chips counted: they
-join the next step's reward.)
+needs a hand closed before its first turn, about 1 hand in 3,000, still has
+its chips counted: they join the next step's reward, and the episode is
+listed in ``infos[b]["later_episodes"]``.)
 
 Learner seat: a fixed seat, or ``"rotate"``: table b's k-th episode seats the
 learner at (b + k) mod n, so every seat, the one on set included, is played.
@@ -36,8 +37,10 @@ Tactics agent's choice in the same position is appended as one more float
 batch's masks, bool [B, 557].
 
 Seeding: table b's deals come from SplitMix64 seeded with ``seed + b``, as in
-``nos_env.vector_env``; opponents and the learner-seat rotation are seeded from
-``seed`` too, so the same seed and the same learner actions give the same games.
+``nos_env.vector_env``; the opponent draws are seeded from ``seed`` too, and
+``VecEnv.seed(s)`` followed by ``reset()`` reseeds the tables, the pool and
+every opponent's own generator, so the same seed and the same learner actions
+give the same games.
 """
 
 from __future__ import annotations
@@ -169,12 +172,17 @@ class SelfPlayVecEnv(VecEnv):
         terminal = self._observe_rows(rows, self.learner[rows])
         starting = self.tables.S[rows, : self.n, K.S_CHIPS_EPISODE]
         for i, b in enumerate(rows):
-            info = infos[b]
-            info["terminal_observation"] = self._with_hint_rows(terminal[i : i + 1], None)[0]
-            info["episode"] = {"r": float(self._episode_chips[b]), "l": int(self._episode_decisions[b])}
-            info["final_chips"] = final_chips[b, : self.n].copy()
-            info["chips"] = (final_chips[b, : self.n] - starting[i]).copy()
-            info["learner_seat"] = int(self.learner[b])
+            ended = {"terminal_observation": self._with_hint_rows(terminal[i : i + 1], None)[0],
+                     "episode": {"r": float(self._episode_chips[b]), "l": int(self._episode_decisions[b])},
+                     "final_chips": final_chips[b, : self.n].copy(),
+                     "chips": (final_chips[b, : self.n] - starting[i]).copy(),
+                     "learner_seat": int(self.learner[b])}
+            if "episode" in infos[b]:
+                # A second end in one span: a hand without a learner decision (closed before its
+                # turn). The step reports the first; later ones are listed, not lost.
+                infos[b].setdefault("later_episodes", []).append(ended)
+            else:
+                infos[b].update(ended)
         self.episodes[rows] += 1
         self.tables.reset_tables(rows)
         self._begin(rows)
@@ -229,6 +237,10 @@ class SelfPlayVecEnv(VecEnv):
         if seed is not None:
             self.tables.seed(seed)
             self.pool.rng = np.random.default_rng([seed, 0x5E1F])
+            for i, agent in enumerate(self.pool.agents):
+                agent.rng = np.random.default_rng([seed, 0xA6E, i])
+            if self.hint_agent is not None:
+                self.hint_agent.rng = np.random.default_rng([seed, 0x41A7])
         self._reset_seeds()
         self.tables.reset_tables()
         self.episodes[:] = 0

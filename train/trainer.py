@@ -93,6 +93,8 @@ class SnapshotPool:
         self.entries: list[tuple[int, str, int]] = []  # (timesteps, file, pool index)
 
     def add(self, policy, timesteps: int, save: bool = True) -> None:
+        if hasattr(policy.action_dist, "clear"):
+            policy.action_dist.clear()
         frozen = copy.deepcopy(policy)
         path = self.dir / f"step_{timesteps}.pt"
         if save:
@@ -101,7 +103,7 @@ class SnapshotPool:
         agent = PolicyAgent(frozen, seed=self.seed * 31 + len(self.entries),
                             deterministic=self.c.snapshot_deterministic, name=f"snapshot@{timesteps}")
         index = self.pool.add(agent, 0.0, label=agent.name)
-        self.entries.append((timesteps, str(path), index))
+        self.entries.append((timesteps, path.name, index))
         active = self.entries[-self.c.max_snapshots:]
         for _, _, i in self.entries:
             self.pool.set_weight(i, 0.0)
@@ -109,9 +111,11 @@ class SnapshotPool:
             self.pool.set_weight(i, self.c.snapshot_weight / len(active))
 
     def restore(self, state: list, policy) -> None:
-        for timesteps, path, _ in state:
+        for timesteps, name, _ in state:
+            if hasattr(policy.action_dist, "clear"):
+                policy.action_dist.clear()
             frozen = copy.deepcopy(policy)
-            frozen.load_state_dict(th.load(path, map_location="cpu"))
+            frozen.load_state_dict(th.load(self.dir / Path(name).name, map_location="cpu"))
             self.add(frozen, int(timesteps), save=False)
 
     def state(self) -> list:
@@ -158,10 +162,10 @@ class TrainingCallback(BaseCallback):
         if self.bar is not None:
             self.bar.update(self.model.n_envs)
         for info in self.locals["infos"]:
-            episode = info.get("episode")
-            if episode is not None:
-                self.episode_sum += episode["r"]
-                self.episode_count += 1
+            if "episode" in info:
+                for ended in [info] + info.get("later_episodes", []):
+                    self.episode_sum += ended["episode"]["r"]
+                    self.episode_count += 1
         c = self.config
         if self.num_timesteps == self.model.n_envs and c.eval.every > 0:
             self.run_eval(at=0)  # the untrained model: the curve's starting point
@@ -226,10 +230,47 @@ def save_checkpoint(model: MaskablePPO, run_dir: Path, snapshots: SnapshotPool, 
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"step_{model.num_timesteps}.zip"
     model.save(path)
-    state = {"checkpoint": str(path), "timesteps": int(model.num_timesteps), "snapshots": snapshots.state(),
+    # Paths inside the run's folder are kept relative to it, so a run can be moved.
+    state = {"checkpoint": path.name, "timesteps": int(model.num_timesteps), "snapshots": snapshots.state(),
              "marks": marks}
     (folder / "state.json").write_text(json.dumps(state, indent=1))
     return path
+
+
+#: What a resumed run may change; anything else must match the run's config.yaml.
+RESUMABLE = {("run", "total_timesteps"), ("run", "output_dir")} | {("eval", k) for k in
+             ("every", "deals", "final_deals", "final_opponents")} | {("output", k) for k in
+             ("checkpoint_every", "tensorboard", "progress_bar")}
+
+
+def check_resume_config(config: TrainConfig, saved: dict) -> None:
+    from .config import ConfigError
+
+    now = config.to_dict()
+    changed = [f"{section}.{key}" for section, values in now.items() for key, value in values.items()
+               if (section, key) not in RESUMABLE and saved.get(section, {}).get(key) != value]
+    if changed:
+        raise ConfigError(f"--resume continues a run with its own settings; these differ from its config.yaml: "
+                          f"{', '.join(changed)}. Only run.total_timesteps and the eval and output settings may "
+                          f"change on resume")
+
+
+def truncate_csv(path: Path, timesteps: int) -> None:
+    """Drop rows written after the checkpoint being resumed (they belong to a lost future)."""
+    if not path.exists():
+        return
+    with path.open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    if not rows:
+        return
+    with path.open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(r for r in rows if float(r["timesteps"]) <= timesteps)
+
+
+def is_run_folder(path: Path) -> bool:
+    return path.is_dir() and any((path / name).exists() for name in ("config.yaml", "curve.csv", "checkpoints"))
 
 
 def train(config: TrainConfig, resume: bool = False, progress: bool = True) -> dict:
@@ -238,8 +279,11 @@ def train(config: TrainConfig, resume: bool = False, progress: bool = True) -> d
     state_file = run_dir / "checkpoints" / "state.json"
     if resume and not state_file.exists():
         raise FileNotFoundError(f"nothing to resume: no checkpoint in {run_dir / 'checkpoints'}")
-    if not resume and (run_dir / "curve.csv").exists():
-        raise FileExistsError(f"{run_dir} holds a run already: resume it with --resume, or pick another run.name")
+    if not resume and is_run_folder(run_dir):
+        raise FileExistsError(f"{run_dir} holds a run already: resume it with --resume, start it again with "
+                              f"--overwrite, or pick another run.name")
+    if resume:
+        check_resume_config(config, yaml.safe_load((run_dir / "config.yaml").read_text()))
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
     th.manual_seed(config.run.seed)
@@ -250,9 +294,13 @@ def train(config: TrainConfig, resume: bool = False, progress: bool = True) -> d
     marks = {}
     if resume:
         state = json.loads(state_file.read_text())
-        model = MaskablePPO.load(state["checkpoint"], env=env, device="cpu")
+        model = MaskablePPO.load(run_dir / "checkpoints" / Path(state["checkpoint"]).name, env=env, device="cpu")
+        # New random streams from here on (deals, opponents, sampling), not a replay of the first launch's.
+        model.set_random_seed(config.run.seed + model.num_timesteps)
         snapshots.restore(state["snapshots"], model.policy)
         marks = state["marks"]
+        for name in ("curve.csv", "eval.csv"):
+            truncate_csv(run_dir / name, model.num_timesteps)
     else:
         model = make_model(config, env)
     formats = ["csv"] + (["tensorboard"] if config.output.tensorboard else [])
@@ -261,10 +309,14 @@ def train(config: TrainConfig, resume: bool = False, progress: bool = True) -> d
     remaining = config.run.total_timesteps - model.num_timesteps
     start = time.perf_counter()
     if remaining > 0:
-        model.learn(remaining, callback=CallbackList([callback]), reset_num_timesteps=False)
+        try:
+            model.learn(remaining, callback=CallbackList([callback]), reset_num_timesteps=False)
+        except KeyboardInterrupt:
+            path = save_checkpoint(model, run_dir, snapshots, callback.next)
+            raise KeyboardInterrupt(f"interrupted: saved {path}; continue with --resume") from None
     seconds = time.perf_counter() - start
     model.save(run_dir / "model.zip")
     save_checkpoint(model, run_dir, snapshots, callback.next)
     from .report import final_report
 
-    return final_report(config, model.policy, run_dir, training_seconds=seconds, progress=progress)
+    return final_report(config, model.policy, run_dir, training_seconds=seconds)
