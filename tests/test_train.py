@@ -76,6 +76,21 @@ def test_hint_policy_starts_near_tactics_and_learns_the_hint_weight():
     assert policy.action_net.weight.grad is not None and policy.action_net.weight.grad.item() < 0
 
 
+def test_a_fixed_hint_weight_does_not_move():
+    space = spaces.Box(-np.inf, np.inf, (OBSERVATION_SIZE + 1,), np.float32)
+    policy = NosPolicy(space, spaces.Discrete(NUM_ACTIONS), lambda _: 3e-4, hint_weight=2.0, hint_trainable=False)
+    obs = th.zeros(2, OBSERVATION_SIZE + 1)
+    obs[:, -1] = 5.0
+    masks = np.zeros((2, NUM_ACTIONS), bool)
+    masks[:, [5, 6]] = True
+    loss = -policy.get_distribution(obs, action_masks=masks).log_prob(th.tensor([5, 5])).mean()
+    policy.optimizer.zero_grad()
+    loss.backward()
+    policy.optimizer.step()
+    assert policy.action_net.weight.item() == 2.0 and policy.action_net.weight.grad is None
+    assert policy.action_net.linear.weight.grad is not None
+
+
 def test_policy_refuses_observations_of_the_wrong_size():
     with pytest.raises(ValueError, match="1041"):
         NosPolicy(spaces.Box(0, 1, (100,), np.float32), spaces.Discrete(NUM_ACTIONS), lambda _: 3e-4)

@@ -73,6 +73,7 @@ class PolicyConfig:
     vf: list = field(default_factory=lambda: [128])  # critic layers after it
     activation: str = "tanh"  # tanh or relu (after the first layer, which is ReLU)
     hint_weight: float = 3.0  # the hint's starting logit bonus (with env.tactics_hint)
+    hint_trainable: bool = True  # false keeps the bonus fixed, so the network must learn to depart
 
 
 @dataclass

@@ -9,7 +9,8 @@ so sharing it halves the cost of training on a CPU. The observation may be
 followed by a *hint*: the index of the Tactics agent's choice in the same
 position (``SelfPlayVecEnv(tactics_hint=True)``). Then ``w`` is added to
 that action's logit, ``w`` a learned scalar that starts at
-``hint_weight``: the network starts close to Tactics' play and learns where to
+``hint_weight`` (learned, unless ``hint_trainable=False`` keeps it fixed): the
+network starts close to Tactics' play and learns where to
 depart from it. The hint is computed from the observation alone, so the
 policy sees no more than its seat may (D17). Only the actor reads the hint.
 """
@@ -75,11 +76,11 @@ class HintExtractor(nn.Module):
 class HintHead(nn.Module):
     """Action logits: a linear layer over the actor's latent, plus ``weight`` on the hinted action."""
 
-    def __init__(self, latent_dim: int, hint_weight: float):
+    def __init__(self, latent_dim: int, hint_weight: float, trainable: bool = True):
         super().__init__()
         self.latent_dim = latent_dim
         self.linear = nn.Linear(latent_dim, NUM_ACTIONS)
-        self.weight = nn.Parameter(th.tensor(float(hint_weight)))
+        self.weight = nn.Parameter(th.tensor(float(hint_weight)), requires_grad=trainable)
 
     def forward(self, latent: th.Tensor) -> th.Tensor:
         logits = self.linear(latent[:, : self.latent_dim])
@@ -135,10 +136,11 @@ class FastMaskedCategorical(MaskableCategoricalDistribution):
 
 class NosPolicy(MaskableActorCriticPolicy):
     def __init__(self, observation_space, action_space, lr_schedule, net_arch=None, width: int = 256,
-                 hint_weight: float = 3.0, **kwargs):
+                 hint_weight: float = 3.0, hint_trainable: bool = True, **kwargs):
         self.hint = hint_size(observation_space)
         self.width = int(width)
         self.hint_weight = float(hint_weight)
+        self.hint_trainable = bool(hint_trainable)
         kwargs.setdefault("features_extractor_class", NosEncoder)
         kwargs.setdefault("features_extractor_kwargs", {"width": self.width})
         if net_arch is None:
@@ -156,7 +158,7 @@ class NosPolicy(MaskableActorCriticPolicy):
         super()._build(lr_schedule)
         if not self.hint:
             return
-        head = HintHead(self.mlp_extractor.latent_dim_pi - 1, self.hint_weight)
+        head = HintHead(self.mlp_extractor.latent_dim_pi - 1, self.hint_weight, self.hint_trainable)
         if self.ortho_init:  # small, as SB3 initialises its action layer, so the hint leads at first
             nn.init.orthogonal_(head.linear.weight, gain=0.01)
             nn.init.zeros_(head.linear.bias)
@@ -165,5 +167,5 @@ class NosPolicy(MaskableActorCriticPolicy):
 
     def _get_constructor_parameters(self) -> dict:
         data = super()._get_constructor_parameters()
-        data.update(width=self.width, hint_weight=self.hint_weight)
+        data.update(width=self.width, hint_weight=self.hint_weight, hint_trainable=self.hint_trainable)
         return data

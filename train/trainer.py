@@ -58,7 +58,7 @@ def make_model(config: TrainConfig, env: SelfPlayVecEnv) -> MaskablePPO:
     p, c = config.ppo, config
     policy_kwargs = {"width": c.policy.width, "net_arch": {"pi": list(c.policy.pi), "vf": list(c.policy.vf)},
                      "activation_fn": nn.Tanh if c.policy.activation == "tanh" else nn.ReLU,
-                     "hint_weight": c.policy.hint_weight,
+                     "hint_weight": c.policy.hint_weight, "hint_trainable": c.policy.hint_trainable,
                      # fused: one kernel for all of Adam's per-parameter updates (CPU since torch 2.4)
                      "optimizer_kwargs": {"eps": 1e-5, "fused": True}}
     return MaskablePPO(NosPolicy, env, rollout_buffer_class=CompactMaskableRolloutBuffer, learning_rate=p.learning_rate, n_steps=p.n_steps, batch_size=p.batch_size,
