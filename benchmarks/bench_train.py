@@ -42,6 +42,12 @@ class TimedCalls:
             self.seconds += time.perf_counter() - start
 
 
+def sb3_fps_of(model) -> float:
+    """SB3's own time/fps, computed as it logs it: timesteps since learn() began over the time since."""
+    elapsed = (time.time_ns() - model.start_time) / 1e9
+    return (model.num_timesteps - model._num_timesteps_at_start) / elapsed
+
+
 def bench_config(path: str, rollouts: int) -> dict:
     from stable_baselines3.common.logger import configure
 
@@ -61,7 +67,7 @@ def bench_config(path: str, rollouts: int) -> dict:
     model.learn(per_rollout * rollouts, reset_num_timesteps=False)
     seconds = time.perf_counter() - start
     steps = per_rollout * rollouts
-    sb3_fps = model.logger.name_to_value.get("time/fps")  # SB3's own figure, recorded at each rollout
+    sb3_fps = sb3_fps_of(model)
     return {"config": path, "steps": steps, "seconds": seconds, "fps": steps / seconds, "sb3_fps": sb3_fps,
             "us_env": env_time.seconds / steps * 1e6, "us_rollout_other": (collect.seconds - env_time.seconds) / steps * 1e6,
             "us_update": update.seconds / steps * 1e6}
@@ -124,7 +130,7 @@ def bench_recipe(seconds: float) -> dict:
         steps += 2048 * 8
     elapsed = time.perf_counter() - start
     return {"config": "AEC env + DummyVecEnv(8), SB3 defaults", "steps": steps, "seconds": elapsed,
-            "fps": steps / elapsed, "sb3_fps": model.logger.name_to_value.get("time/fps")}
+            "fps": steps / elapsed, "sb3_fps": sb3_fps_of(model)}
 
 
 def main() -> None:
@@ -137,11 +143,13 @@ def main() -> None:
     rows = [bench_config(path, args.rollouts) for path in args.configs]
     if args.recipe_seconds > 0:
         rows.append(bench_recipe(args.recipe_seconds))
-    print(f"{'setup':<48} {'decisions':>10} {'s':>6} {'fps':>8}  env / rollout rest / update (µs per decision)")
+    print(f"{'setup':<40} {'decisions':>10} {'s':>6} {'fps':>8} {'SB3 fps':>8}  "
+          f"env / rollout rest / update (µs per decision)")
     for r in rows:
         split = (f"{r['us_env']:.1f} / {r['us_rollout_other']:.1f} / {r['us_update']:.1f}" if "us_env" in r else "")
-        print(f"{Path(r['config']).name if r['config'].endswith('.yaml') else r['config']:<48} "
-              f"{r['steps']:>10,} {r['seconds']:>6.1f} {r['fps']:>8,.0f}  {split}")
+        sb3 = f"{r['sb3_fps']:>8,.0f}" if r.get("sb3_fps") else f"{'-':>8}"
+        print(f"{Path(r['config']).name if r['config'].endswith('.yaml') else r['config']:<40} "
+              f"{r['steps']:>10,} {r['seconds']:>6.1f} {r['fps']:>8,.0f} {sb3}  {split}")
     base = rows[-1]["fps"] if args.recipe_seconds > 0 else None
     if base:
         for r in rows[:-1]:
