@@ -26,6 +26,6 @@ def test_readme_gives_exactly_the_two_commands_and_ci_runs_the_test_one():
     readme = (ROOT / "README.md").read_text()
     commands = [c.strip() for c in re.findall(r"```sh\n(.*?)\n\s*```", readme, flags=re.S)]
     assert len(commands) == 2
-    assert "agents.tournament" in commands[0] and "pytest" in commands[1]
+    assert "-m train --config configs/quick.yaml" in commands[0] and "pytest" in commands[1]
     ci = (ROOT / ".ci" / "run").read_text()
     assert commands[1] in ci
