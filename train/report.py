@@ -50,8 +50,7 @@ def plot_curve(run_dir: Path, curve: list[dict], evals: list[dict], opponent: st
     return path
 
 
-def final_report(config: TrainConfig, policy, run_dir: Path, training_seconds: float, progress: bool = True) -> dict:
-    """``progress`` is accepted for callers of the first version and unused."""
+def final_report(config: TrainConfig, policy, run_dir: Path, training_seconds: float) -> dict:
     from .trainer import EVAL_SEED, evaluate, read_csv
 
     n = config.env.num_players

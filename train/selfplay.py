@@ -125,7 +125,6 @@ class SelfPlayVecEnv(VecEnv):
         self.tables = FastTables(num_envs, num_players, seed, **table_options)
         self.pool = opponents
         self.n = self.tables.num_players
-        self.seed_value = int(seed)
         self.learner_seat_mode = learner_seat
         self.reward_scale = float(reward_scale)
         self.tactics_hint = bool(tactics_hint)

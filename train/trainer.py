@@ -134,12 +134,11 @@ class TrainingCallback(BaseCallback):
         self.progress = progress
         self.bar = None
         self.next = next_marks or {}
-        self.last_eval = None
         evals = read_csv(run_dir / "eval.csv")
         self.best = max((e["difference"] for e in evals), default=float("-inf"))
 
     def _due(self, key: str, every: int) -> bool:
-        if every <= 0 or self.config.opponents.snapshot_weight <= 0 and key == "snapshot":
+        if every <= 0 or (key == "snapshot" and self.config.opponents.snapshot_weight <= 0):
             return False
         if key not in self.next:
             self.next[key] = (self.num_timesteps // every + 1) * every
@@ -183,7 +182,6 @@ class TrainingCallback(BaseCallback):
         result = evaluate(self.model.policy, c.eval.opponent, c.eval.deals, c.env.num_players)
         result["timesteps"] = int(self.num_timesteps if at is None else at)
         result["seconds"] = time.perf_counter() - self.start
-        self.last_eval = result
         for key in ("model_chips_per_hand", "difference", "difference_ci95"):
             self.logger.record(f"eval/{key}_vs_{c.eval.opponent}", result[key])
         append_csv(self.run_dir / "eval.csv", result)
