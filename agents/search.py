@@ -263,7 +263,7 @@ class SearchAgent(Agent):
         _determinize(tables, sample_of_row, hands, bones, sampler, seat, n)
         tables.R[:] = self.rng.integers(0, 2**63, rows, dtype=np.int64).astype(np.uint64)
         want = public["MASK"] != 0
-        _compute_masks(tables.T, tables.S, tables.A, tables.MASK, n)  # the hands changed
+        _compute_masks(tables.T, tables.S, tables.A, tables.MASK, tables.LEGAL, n)  # the hands changed
         if not np.array_equal(tables.MASK != 0, np.broadcast_to(want, tables.MASK.shape)):
             raise RuntimeError("a determinized table's mask differs from the real one")
         before = tables.S[:, seat, K.S_CHIPS].astype(np.int64)
@@ -315,9 +315,9 @@ class SearchAgent(Agent):
 
 # ------------------------------------------------------------------ helpers
 @njit(cache=True)
-def _compute_masks(T, S, A, MASK, n):
+def _compute_masks(T, S, A, MASK, LEGAL, n):
     for b in range(T.shape[0]):
-        K.compute_mask(T, S, A, MASK, b, n)
+        K.compute_mask(T, S, A, MASK, LEGAL, b, n)
 
 
 @njit(cache=True)

@@ -51,7 +51,7 @@ def fast_rate(batch: int, observe: bool, seconds: float) -> float:
     steps = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
-        K.sample_legal(tables.T, tables.MASK, policy, actions)
+        K.sample_legal(tables.T, tables.LEGAL, policy, actions)
         tables.step(actions, observe=observe)
         steps += batch
     return steps / (time.perf_counter() - start)

@@ -24,7 +24,7 @@ from .options import check_options
 from .rng import seed_state
 from .tiles import ALL_TILES, TILE_INDEX
 
-ARRAYS = ("T", "S", "A", "L", "BONE", "R", "MASK", "H")
+ARRAYS = ("T", "S", "A", "L", "BONE", "R", "MASK", "LEGAL", "H")
 #: Batches at least this large step on every core; smaller ones avoid the threads' start-up cost.
 PARALLEL_FROM = 256
 
@@ -60,6 +60,9 @@ class FastTables:
         self.BONE = np.zeros((B, K.NT), np.int8)
         self.R = np.zeros(B, np.uint64)
         self.MASK = np.zeros((B, NUM_ACTIONS), np.int8)
+        # The same legal actions as a sorted list per table (T_NLEGAL of them): sampling and
+        # forced moves read it instead of scanning 557 mask bytes.
+        self.LEGAL = np.zeros((B, NUM_ACTIONS), np.int16)
         # Decisions of each table's current hand, for rebuilding it in the reference engine.
         self.H = np.zeros((B, K.MAX_HISTORY), np.int16)
         self._step = K.step_batch_parallel if B >= PARALLEL_FROM else K.step_batch
@@ -85,7 +88,7 @@ class FastTables:
         if tables is None:
             tables = np.arange(self.num_envs)
         tables = np.asarray(tables, np.int64)
-        K.reset_batch(self.T, self.S, self.A, self.L, self.BONE, self.R, self.MASK, self.num_players,
+        K.reset_batch(self.T, self.S, self.A, self.L, self.BONE, self.R, self.MASK, self.LEGAL, self.num_players,
                       self.hands_per_episode, self.first_hand_rule, self.starting_chips, self.auto_forced, tables)
 
     def load_deal(self, b: int, deal: Deal, on_set: int | None = None, chips: list[int] | None = None,
@@ -115,7 +118,7 @@ class FastTables:
         T[b, K.T_CLOSE_RIGHT] = 0  # per-episode counters (S, payments by reason included, is zeroed above)
         T[b, K.T_CLOSE_WRONG] = 0
         K.start_hand(self.T, self.S, self.A, self.L, b, n, probe.on_set, int(first_hand))
-        K.settle(self.T, self.S, self.A, self.L, self.BONE, self.R, self.MASK, b, n, self.auto_forced)
+        K.settle(self.T, self.S, self.A, self.L, self.BONE, self.R, self.MASK, self.LEGAL, b, n, self.auto_forced)
         self.S[b, :n, K.S_PENDING] = self.S[b, :n, K.S_CHIPS] - self.S[b, :n, K.S_CHIPS_EPISODE]
 
     def check_actions(self, actions: np.ndarray, allow_idle: bool = False) -> np.ndarray:
@@ -167,7 +170,7 @@ class FastTables:
             self._obs_out = np.empty((B, OBSERVATION_SIZE), np.float32)
         rewards, terminated, final_chips, current, self.final_stats = self._out
         obs = self._obs_out if observe else self._no_obs
-        self._step(self.T, self.S, self.A, self.L, self.BONE, self.R, self.MASK, self.H, self.num_players,
+        self._step(self.T, self.S, self.A, self.L, self.BONE, self.R, self.MASK, self.LEGAL, self.H, self.num_players,
                    actions, self.auto_forced, self.penalty, self.hands_per_episode, self.first_hand_rule,
                    self.starting_chips, rewards, terminated, final_chips, self.final_stats, current, obs, observe,
                    self.chip_scale, autoreset)

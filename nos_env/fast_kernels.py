@@ -17,13 +17,16 @@ State of table b (all int32 unless noted):
 - ``BONE[b, i]`` (int8): the boneyard order, read from ``T_BONE_TOP``;
 - ``R[b]`` (uint64): the table's SplitMix64 state (``rng.py``);
 - ``MASK[b, a]`` (int8): the legal actions of the seat to move;
+- ``LEGAL[b, i]`` (int16): the same actions as a sorted list, ``T_NLEGAL`` of them;
 - ``H[b, i]`` (int16): the decisions of the current hand (``T_NHIST`` of them).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from llvmlite import ir
+from numba import njit, prange, types
+from numba.core.extending import intrinsic
 
 from .encoding import (
     ANNOUNCE0,
@@ -176,18 +179,13 @@ def _build_accept_tables():
 
 _build_accept_tables()
 
-# Position of a single set bit x (x < 2**28) is BIT_AT[x % 37]: 2**k mod 37 differs for k < 36.
-BIT_AT = np.full(37, -1, np.int64)
-for _k in range(28):
-    BIT_AT[(1 << _k) % 37] = _k
-
 U_GAMMA = np.uint64(GAMMA)
 U_M1 = np.uint64(0xBF58476D1CE4E5B9)
 U_M2 = np.uint64(0x94D049BB133111EB)
 
 
 # ------------------------------------------------------------------- random
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _next_u64(R, b):
     s = R[b] + U_GAMMA
     R[b] = s
@@ -196,22 +194,56 @@ def _next_u64(R, b):
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _below(R, b, n):
     return np.int64((_next_u64(R, b) >> np.uint64(32)) % np.uint64(n))
 
 
-@njit(cache=True)
-def _popcount(x):
-    c = 0
-    while x:
-        x &= x - 1
-        c += 1
-    return c
+# One machine instruction each, where a loop or a table lookup would cost a dozen.
+@intrinsic
+def _popcount(typingctx, x):
+    """The number of set bits of a non-negative integer (LLVM ctpop)."""
+    if not isinstance(x, types.Integer):
+        return None
+
+    def codegen(context, builder, sig, args):
+        value = context.cast(builder, args[0], sig.args[0], types.int64)
+        fn = builder.module.declare_intrinsic("llvm.ctpop", [ir.IntType(64)])
+        return builder.call(fn, [value])
+
+    return types.int64(x), codegen
+
+
+@intrinsic
+def _low_bit(typingctx, x):
+    """The index of the lowest set bit of a non-zero integer (LLVM cttz)."""
+    if not isinstance(x, types.Integer):
+        return None
+
+    def codegen(context, builder, sig, args):
+        value = context.cast(builder, args[0], sig.args[0], types.int64)
+        fn = builder.module.declare_intrinsic("llvm.cttz", [ir.IntType(64), ir.IntType(1)])
+        return builder.call(fn, [value, ir.Constant(ir.IntType(1), 1)])
+
+    return types.int64(x), codegen
+
+
+@njit(cache=True, inline="always")
+def _rel(s, seat, n):
+    """(s - seat) % n for seats 0..n-1, without a division."""
+    r = s - seat
+    return r + n if r < 0 else r
+
+
+@njit(cache=True, inline="always")
+def _after(seat, i, n):
+    """(seat + i) % n for 0 <= i <= n, without a division."""
+    s = seat + i
+    return s - n if s >= n else s
 
 
 # ------------------------------------------------------------------- layout
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _cond_fulfilled(T, A, b):
     ann = T[b, T_ANN]
     cond = SPEC[ann, SP_COND]
@@ -224,7 +256,7 @@ def _cond_fulfilled(T, A, b):
     return here >= SPEC[ann, SP_K]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _opening_over(T, A, b):
     kind = SPEC[T[b, T_ANN], SP_KIND]
     if kind == CROSS:
@@ -235,7 +267,7 @@ def _opening_over(T, A, b):
     return _cond_fulfilled(T, A, b)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _locked(T, A, b, arm):
     ann = T[b, T_ANN]
     cond = SPEC[ann, SP_COND]
@@ -262,7 +294,7 @@ def _arm_code(T, A, b, arm, ignore_locks):
     return _arm_code_at(T, A, b, arm, ignore_locks, _opening_over(T, A, b))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _arm_code_at(T, A, b, arm, ignore_locks, over):
     """_arm_code with the layout's opening_over() already known (it is the same for every arm)."""
     if not ignore_locks and _locked(T, A, b, arm):
@@ -287,7 +319,7 @@ def _arm_code_at(T, A, b, arm, ignore_locks, over):
     return _after_opening_code(T, A, b, arm, e)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _after_opening_code(T, A, b, arm, e):
     ann = T[b, T_ANN]
     rule = SPEC[ann, SP_LATER + arm]
@@ -316,7 +348,7 @@ def _accepted_anywhere(T, A, b):
     return tiles
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _is_dead(T, A, L, b, arm, over):
     ann = T[b, T_ANN]
     if not SPEC[ann, SP_COMP] or A[b, arm, A_COUNT] != 1 or not over:
@@ -333,7 +365,7 @@ def _is_dead(T, A, L, b, arm, over):
     return (T[b, T_PLACED] & MATADORS_MASK) == MATADORS_MASK
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _arm_needs(T, A, b, arm, over):
     ann = T[b, T_ANN]
     kind = SPEC[ann, SP_KIND]
@@ -360,7 +392,7 @@ def _arm_needs(T, A, b, arm, over):
 
 
 # ----------------------------------------------------------------- payments
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _pay(S, b, payer, payee, amount, reason):
     S[b, payer, S_CHIPS] -= amount
     S[b, payee, S_CHIPS] += amount
@@ -368,7 +400,7 @@ def _pay(S, b, payer, payee, amount, reason):
     S[b, payee, S_PAY + reason] += amount
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _holders(S, b, n):
     c = 0
     for s in range(n):
@@ -377,17 +409,17 @@ def _holders(S, b, n):
     return c
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _next_in_game(S, b, n, seat):
     for i in range(1, n + 1):
-        s = (seat + i) % n
+        s = _after(seat, i, n)
         if S[b, s, S_OUT] == 0:
             return s
     return -1
 
 
 # ------------------------------------------------------------- legal masks
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _play_index(t, arm, side, close):
     return PLAY0 + ((t * MAX_ARMS + arm) * 2 + side) * 2 + close
 
@@ -405,16 +437,27 @@ def _has_immediate(T, S, A, b, seat):
     return False
 
 
+@njit(cache=True, inline="always")
+def _allow(MASK, LEGAL, b, count, action):
+    """Marks action legal and appends it to the table's list; returns the new count."""
+    MASK[b, action] = 1
+    LEGAL[b, count] = action
+    return count + 1
+
+
 @njit(cache=True)
-def compute_mask(T, S, A, MASK, b, n):
-    """Hand.legal_actions as a mask row; returns (and keeps in T_NLEGAL) the number of legal actions."""
-    count = _compute_mask(T, S, A, MASK, b, n)
+def compute_mask(T, S, A, MASK, LEGAL, b, n):
+    """Hand.legal_actions as a mask row and as a sorted list (LEGAL[b, :count]); returns (and
+    keeps in T_NLEGAL) the number of legal actions."""
+    count = _compute_mask(T, S, A, MASK, LEGAL, b, n)
     T[b, T_NLEGAL] = count
     return count
 
 
-@njit(cache=True)
-def _compute_mask(T, S, A, MASK, b, n):
+@njit(cache=True, inline="always")
+def _compute_mask(T, S, A, MASK, LEGAL, b, n):
+    # Actions are appended in index order (SET0 < DRAW < ANNOUNCE0 < ... < DECLINE < PLAY0 < PASS,
+    # plays by tile, then arm, side and close), so LEGAL stays sorted.
     for i in range(NUM_ACTIONS):
         MASK[b, i] = 0
     phase = T[b, T_PHASE]
@@ -427,71 +470,71 @@ def _compute_mask(T, S, A, MASK, b, n):
         if T[b, T_FIRST_HAND]:
             for d in range(6, -1, -1):
                 if (hand >> DOUBLE_OF[d]) & 1:
-                    MASK[b, SET0 + DOUBLE_OF[d]] = 1
-                    return 1
+                    return _allow(MASK, LEGAL, b, 0, SET0 + DOUBLE_OF[d])
         if T[b, T_SET_DRAWN] >= 0:
-            MASK[b, SET0 + T[b, T_SET_DRAWN]] = 1
-            return 1
+            return _allow(MASK, LEGAL, b, 0, SET0 + T[b, T_SET_DRAWN])
         for d in range(7):
             if (hand >> DOUBLE_OF[d]) & 1:
-                MASK[b, SET0 + DOUBLE_OF[d]] = 1
-                count += 1
+                count = _allow(MASK, LEGAL, b, count, SET0 + DOUBLE_OF[d])
         if count == 0:
-            MASK[b, DRAW] = 1
-            count = 1
+            count = _allow(MASK, LEGAL, b, 0, DRAW)
         return count
     if phase == P_ANNOUNCE:
         st = T[b, T_SET_TILE]
         for i in range(ANN_OK.shape[1]):
             if ANN_OK[st, i]:
-                MASK[b, ANNOUNCE0 + i] = 1
-                count += 1
+                count = _allow(MASK, LEGAL, b, count, ANNOUNCE0 + i)
         return count
     if phase == P_DECLARE:
-        MASK[b, DECLARE] = 1
-        MASK[b, NO_DECLARE] = 1
-        return 2
+        count = _allow(MASK, LEGAL, b, 0, DECLARE)
+        return _allow(MASK, LEGAL, b, count, NO_DECLARE)
     narms = SPEC[T[b, T_ANN], SP_NARMS]
     hand = S[b, seat, S_HAND]
     over = _opening_over(T, A, b)
+    # Each arm's code (+1, so 0 means "takes nothing") in a byte of `codes`: no array to allocate.
+    codes = 0
+    fits = 0
     if phase == P_IMMEDIATE:
-        doubles = hand & DOUBLES_MASK
+        count = _allow(MASK, LEGAL, b, 0, DECLINE)
         for arm in range(narms):
             if A[b, arm, A_COUNT] == 0:
                 code = _arm_code_at(T, A, b, arm, True, over)
                 if code >= 0:
-                    fit = ACCEPT[code] & doubles
-                    while fit:
-                        low = fit & -fit
-                        fit ^= low
-                        MASK[b, _play_index(BIT_AT[low % 37], arm, 0, 0)] = 1
-                        count += 1
-        MASK[b, DECLINE] = 1
-        return count + 1
+                    codes |= (code + 1) << (8 * arm)
+                    fits |= ACCEPT[code]
+        fit = fits & hand & DOUBLES_MASK
+        while fit:
+            t = _low_bit(fit)
+            fit &= fit - 1
+            for arm in range(narms):
+                code = ((codes >> (8 * arm)) & 255) - 1
+                if code >= 0 and (ACCEPT[code] >> t) & 1:
+                    count = _allow(MASK, LEGAL, b, count, _play_index(t, arm, 0, 0))
+        return count
     can_draw = T[b, T_BONE_END] - T[b, T_BONE_TOP] > 2
     if can_draw:
-        MASK[b, DRAW] = 1
-        count += 1
-    plays = 0
+        count = _allow(MASK, LEGAL, b, 0, DRAW)
     for arm in range(narms):
         code = _arm_code_at(T, A, b, arm, False, over)
-        if code < 0:
-            continue
-        fit = ACCEPT[code] & hand
-        while fit:
-            low = fit & -fit
-            fit ^= low
-            t = BIT_AT[low % 37]
+        if code >= 0:
+            codes |= (code + 1) << (8 * arm)
+            fits |= ACCEPT[code]
+    fit = fits & hand
+    plays = fit != 0
+    while fit:
+        t = _low_bit(fit)
+        fit &= fit - 1
+        for arm in range(narms):
+            code = ((codes >> (8 * arm)) & 255) - 1
+            if code < 0:
+                continue
             bits = SIDES[code, t]
             for side in range(2):
                 if (bits >> side) & 1:
-                    MASK[b, _play_index(t, arm, side, 0)] = 1
-                    MASK[b, _play_index(t, arm, side, 1)] = 1
-                    plays += 2
-    count += plays
-    if plays == 0 and not can_draw:
-        MASK[b, PASS] = 1
-        count += 1
+                    count = _allow(MASK, LEGAL, b, count, _play_index(t, arm, side, 0))
+                    count = _allow(MASK, LEGAL, b, count, _play_index(t, arm, side, 1))
+    if not plays and not can_draw:
+        count = _allow(MASK, LEGAL, b, 0, PASS)
     return count
 
 
@@ -591,7 +634,7 @@ def _next_declarer(T, S, A, b, n):
     on_set = T[b, T_ON_SET]
     while T[b, T_QPOS] < n:
         T[b, T_QPOS] += 1
-        s = (on_set + T[b, T_QPOS]) % n
+        s = _after(on_set, T[b, T_QPOS], n)
         if DECLARED[n, _popcount(S[b, s, S_DEALT] & DOUBLES_MASK)] > 0:
             T[b, T_TO_MOVE] = s
             return
@@ -604,7 +647,7 @@ def _next_declarer(T, S, A, b, n):
 def _next_immediate(T, S, A, b, n):
     on_set = T[b, T_ON_SET]
     while T[b, T_QPOS] <= n - 1:
-        s = (on_set + T[b, T_QPOS]) % n
+        s = _after(on_set, T[b, T_QPOS], n)
         if _has_immediate(T, S, A, b, s):
             T[b, T_TO_MOVE] = s
             return
@@ -889,10 +932,10 @@ def _next_session_hand(T, S, A, L, BONE, R, b, n):
 
 
 @njit(cache=True)
-def settle_forced(T, S, A, L, BONE, MASK, b, n, auto):
+def settle_forced(T, S, A, L, BONE, MASK, LEGAL, b, n, auto):
     """After a change: D12 forced decisions, the session's next hand, the mask."""
     while True:
-        count = compute_mask(T, S, A, MASK, b, n)
+        count = compute_mask(T, S, A, MASK, LEGAL, b, n)
         if T[b, T_PHASE] == P_OVER:
             if T[b, T_HANDS_LEFT] > 0:
                 return -1  # the caller starts the next hand (it needs the random stream)
@@ -900,15 +943,12 @@ def settle_forced(T, S, A, L, BONE, MASK, b, n, auto):
             return 0
         if not auto or count != 1:
             return count
-        for i in range(NUM_ACTIONS):
-            if MASK[b, i]:
-                apply_action(T, S, A, L, BONE, b, n, i)
-                break
+        apply_action(T, S, A, L, BONE, b, n, LEGAL[b, 0])
 
 
 @njit(cache=True)
-def settle(T, S, A, L, BONE, R, MASK, b, n, auto):
-    while settle_forced(T, S, A, L, BONE, MASK, b, n, auto) < 0:
+def settle(T, S, A, L, BONE, R, MASK, LEGAL, b, n, auto):
+    while settle_forced(T, S, A, L, BONE, MASK, LEGAL, b, n, auto) < 0:
         _next_session_hand(T, S, A, L, BONE, R, b, n)
 
 
@@ -923,9 +963,9 @@ def encode(T, S, A, L, b, n, seat, obs, chip_scale):
     obs[O_PHASE + phase] = 1
     hand = S[b, seat, S_HAND]
     while hand:
-        low = hand & -hand
-        hand ^= low
-        obs[O_HAND + BIT_AT[low % 37]] = 1
+        i = _low_bit(hand)
+        hand &= hand - 1
+        obs[O_HAND + i] = 1
     st = T[b, T_SET_TILE]
     if st >= 0:
         obs[O_SET_TILE + st] = 1
@@ -933,13 +973,12 @@ def encode(T, S, A, L, b, n, seat, obs, chip_scale):
             obs[O_SET_DRAWN] = 1
     placed = T[b, T_PLACED]
     while placed:
-        low = placed & -placed
-        placed ^= low
-        t = BIT_AT[low % 37]
+        t = _low_bit(placed)
+        placed &= placed - 1
         placer = L[b, t, L_PLACER]
         if placer >= 0:
             obs[O_LTILES + t] = 1
-            obs[O_LPLACER + t * MAX_SEATS + (placer - seat) % n] = 1
+            obs[O_LPLACER + t * MAX_SEATS + _rel(placer, seat, n)] = 1
             obs[O_LARM + t * (MAX_ARMS + 1) + L[b, t, L_ARM]] = 1
             obs[O_LIMM + t] = L[b, t, L_IMMEDIATE]
     if phase >= P_DECLARE:
@@ -971,7 +1010,7 @@ def encode(T, S, A, L, b, n, seat, obs, chip_scale):
             obs[O_VOLARM + SPEC[ann, SP_VOLARM]] = 1
     to_move = T[b, T_TO_MOVE]
     for s in range(n):
-        r = (s - seat) % n
+        r = _rel(s, seat, n)
         obs[O_PRESENT + r] = 1
         obs[O_HSIZE + r] = _popcount(S[b, s, S_HAND])
         obs[O_OUT + r] = S[b, s, S_OUT]
@@ -989,30 +1028,30 @@ def encode(T, S, A, L, b, n, seat, obs, chip_scale):
         obs[O_HPAY + r] = (S[b, s, S_CHIPS] - S[b, s, S_CHIPS_HAND]) / chip_scale
         bits = S[b, s, S_PASSED_ON]
         while bits:
-            low = bits & -bits
-            bits ^= low
-            obs[O_PASSED_ON + r * 7 + BIT_AT[low % 37]] = 1
+            i = _low_bit(bits)
+            bits &= bits - 1
+            obs[O_PASSED_ON + r * 7 + i] = 1
         bits = S[b, s, S_DREW_ON]
         while bits:
-            low = bits & -bits
-            bits ^= low
-            obs[O_DREW_ON + r * 7 + BIT_AT[low % 37]] = 1
+            i = _low_bit(bits)
+            bits &= bits - 1
+            obs[O_DREW_ON + r * 7 + i] = 1
         bits = S[b, s, S_PASSED_TILES]
         while bits:
-            low = bits & -bits
-            bits ^= low
-            obs[O_PASSED_T + r * NT + BIT_AT[low % 37]] = 1
+            i = _low_bit(bits)
+            bits &= bits - 1
+            obs[O_PASSED_T + r * NT + i] = 1
         bits = S[b, s, S_DREW_TILES]
         while bits:
-            low = bits & -bits
-            bits ^= low
-            obs[O_DREW_T + r * NT + BIT_AT[low % 37]] = 1
+            i = _low_bit(bits)
+            bits &= bits - 1
+            obs[O_DREW_T + r * NT + i] = 1
     prev = T[b, T_PREV_TILE]
     if prev < 0 or T[b, T_PREV_OUT] or phase == P_OVER:
         obs[O_CLAIM_ARM + MAX_ARMS + 1] = 1
     else:
         obs[O_CLAIM_ARM + L[b, prev, L_ARM]] = 1
-        obs[O_CLAIM_SEAT + (T[b, T_PREV_SEAT] - seat) % n] = 1
+        obs[O_CLAIM_SEAT + _rel(T[b, T_PREV_SEAT], seat, n)] = 1
     size = T[b, T_BONE_END] - T[b, T_BONE_TOP]
     obs[O_BONE] = size
     obs[O_BONE_DRAW] = max(0, size - 2)
@@ -1020,17 +1059,17 @@ def encode(T, S, A, L, b, n, seat, obs, chip_scale):
 
 # ------------------------------------------------------------- batch entry points
 @njit(cache=True)
-def _reset_one(T, S, A, L, BONE, R, MASK, b, n, hands, first_rule, chips, auto):
+def _reset_one(T, S, A, L, BONE, R, MASK, LEGAL, b, n, hands, first_rule, chips, auto):
     new_episode(T, S, A, L, BONE, R, b, n, hands, first_rule, chips)
-    settle(T, S, A, L, BONE, R, MASK, b, n, auto)
+    settle(T, S, A, L, BONE, R, MASK, LEGAL, b, n, auto)
     for s in range(n):
         S[b, s, S_PENDING] = S[b, s, S_CHIPS] - S[b, s, S_CHIPS_EPISODE]
 
 
 @njit(cache=True)
-def reset_batch(T, S, A, L, BONE, R, MASK, n, hands, first_rule, chips, auto, tables):
+def reset_batch(T, S, A, L, BONE, R, MASK, LEGAL, n, hands, first_rule, chips, auto, tables):
     for i in range(tables.shape[0]):
-        _reset_one(T, S, A, L, BONE, R, MASK, tables[i], n, hands, first_rule, chips, auto)
+        _reset_one(T, S, A, L, BONE, R, MASK, LEGAL, tables[i], n, hands, first_rule, chips, auto)
 
 
 @njit(cache=True)
@@ -1043,7 +1082,7 @@ def first_illegal(MASK, actions):
 
 
 @njit(cache=True)
-def _step_one(T, S, A, L, BONE, R, MASK, H, b, n, a, auto, penalty, hands, first_rule, chips,
+def _step_one(T, S, A, L, BONE, R, MASK, LEGAL, H, b, n, a, auto, penalty, hands, first_rule, chips,
               rewards, terminated, final_chips, final_stats, current, obs, observe, chip_scale, autoreset):
     if a == IDLE:  # the table waits: nothing changes, nothing is paid, its obs row is not written
         for s in range(MAX_SEATS):
@@ -1062,7 +1101,7 @@ def _step_one(T, S, A, L, BONE, R, MASK, H, b, n, a, auto, penalty, hands, first
                     _pay(S, b, seat, s, PENALTY_PAYMENT, R_PENALTY)
     else:
         apply_action(T, S, A, L, BONE, b, n, a)
-        settle(T, S, A, L, BONE, R, MASK, b, n, auto)
+        settle(T, S, A, L, BONE, R, MASK, LEGAL, b, n, auto)
     for s in range(MAX_SEATS):
         rewards[b, s] = S[b, s, S_CHIPS] - rewards[b, s] + S[b, s, S_PENDING]
         S[b, s, S_PENDING] = 0
@@ -1086,7 +1125,7 @@ def _step_one(T, S, A, L, BONE, R, MASK, H, b, n, a, auto, penalty, hands, first
             for r in range(len(REASONS)):
                 final_stats[b, F_PAY + s * len(REASONS) + r] = S[b, s, S_PAY + r]
     if T[b, T_DONE] and autoreset:
-        _reset_one(T, S, A, L, BONE, R, MASK, b, n, hands, first_rule, chips, auto)
+        _reset_one(T, S, A, L, BONE, R, MASK, LEGAL, b, n, hands, first_rule, chips, auto)
     current[b] = T[b, T_TO_MOVE]
     if observe:
         if current[b] >= 0:
@@ -1097,24 +1136,24 @@ def _step_one(T, S, A, L, BONE, R, MASK, H, b, n, a, auto, penalty, hands, first
 
 
 @njit(cache=True)
-def step_batch(T, S, A, L, BONE, R, MASK, H, n, actions, auto, penalty, hands, first_rule, chips,
+def step_batch(T, S, A, L, BONE, R, MASK, LEGAL, H, n, actions, auto, penalty, hands, first_rule, chips,
                rewards, terminated, final_chips, final_stats, current, obs, observe, chip_scale, autoreset):
     """One action per table (serial). Rewards are chip changes; a finished episode is reported
     in ``terminated`` with its final rewards and chips, then (with ``autoreset``) the table
     starts its next episode, whose own opening payments (a D12 forced set) wait in
     S_PENDING for the table's next step."""
     for b in range(T.shape[0]):
-        _step_one(T, S, A, L, BONE, R, MASK, H, b, n, actions[b], auto, penalty, hands, first_rule, chips,
+        _step_one(T, S, A, L, BONE, R, MASK, LEGAL, H, b, n, actions[b], auto, penalty, hands, first_rule, chips,
                   rewards, terminated, final_chips, final_stats, current, obs, observe, chip_scale, autoreset)
 
 
 @njit(cache=True, parallel=True)
-def step_batch_parallel(T, S, A, L, BONE, R, MASK, H, n, actions, auto, penalty, hands, first_rule, chips,
+def step_batch_parallel(T, S, A, L, BONE, R, MASK, LEGAL, H, n, actions, auto, penalty, hands, first_rule, chips,
                         rewards, terminated, final_chips, final_stats, current, obs, observe, chip_scale,
                         autoreset):
     """step_batch over all cores: tables are independent."""
     for b in prange(T.shape[0]):
-        _step_one(T, S, A, L, BONE, R, MASK, H, b, n, actions[b], auto, penalty, hands, first_rule, chips,
+        _step_one(T, S, A, L, BONE, R, MASK, LEGAL, H, b, n, actions[b], auto, penalty, hands, first_rule, chips,
                   rewards, terminated, final_chips, final_stats, current, obs, observe, chip_scale, autoreset)
 
 
@@ -1132,13 +1171,8 @@ def observe_batch_parallel(T, S, A, L, n, seats, obs, chip_scale):
 
 # ------------------------------------------------------------- batched random policy
 @njit(cache=True, parallel=True)
-def sample_legal(T, MASK, R, out):
+def sample_legal(T, LEGAL, R, out):
     """A uniformly random legal action per table, from the policy's own streams R (uint64 [B])."""
-    for b in prange(MASK.shape[0]):
-        k = _below(R, b, T[b, T_NLEGAL])
-        for i in range(MASK.shape[1]):
-            if MASK[b, i]:
-                if k == 0:
-                    out[b] = i
-                    break
-                k -= 1
+    for b in prange(LEGAL.shape[0]):
+        count = T[b, T_NLEGAL]
+        out[b] = LEGAL[b, _below(R, b, count)] if count > 0 else IDLE  # a finished table waits

@@ -119,7 +119,7 @@ def test_d17_permuting_the_hidden_tiles_changes_nothing():
         v1 = first.last_search["values"].copy()
         before = [int(x) for x in tables.S[b, :, K.S_HAND]]
         permute_hidden(tables, b, seat, rng)
-        K.compute_mask(tables.T, tables.S, tables.A, tables.MASK, b, tables.num_players)
+        K.compute_mask(tables.T, tables.S, tables.A, tables.MASK, tables.LEGAL, b, tables.num_players)
         view = tables.observe(np.full(tables.num_envs, seat))[b]
         assert np.array_equal(view, obs), "the permutation changed the view"
         assert np.array_equal(tables.MASK[b], mask)
