@@ -49,6 +49,11 @@ from .games import ALL_ANNOUNCEMENTS, MATADOR, game_spec, is_legal_for_set_tile
 from .rng import GAMMA
 from .tiles import ALL_TILES, MATADORS, TRIANGLE_MATADORS, count_value
 
+#: Options of every serial kernel. The kernels never allocate or keep an array, so numba's
+#: reference counting would only add calls for each array argument at every inlined helper
+#: (about 40 in ``encode`` alone); ``_nrt=False`` compiles them without it.
+KERNEL = {"cache": True, "_nrt": False}
+
 # ------------------------------------------------------------------ tables
 NT = 28
 TA = np.array([t[0] for t in ALL_TILES], np.int64)
@@ -185,7 +190,7 @@ U_M2 = np.uint64(0x94D049BB133111EB)
 
 
 # ------------------------------------------------------------------- random
-@njit(cache=True, inline="always")
+@njit(**KERNEL, inline="always")
 def _next_u64(R, b):
     s = R[b] + U_GAMMA
     R[b] = s
@@ -194,7 +199,7 @@ def _next_u64(R, b):
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True, inline="always")
+@njit(**KERNEL, inline="always")
 def _below(R, b, n):
     return np.int64((_next_u64(R, b) >> np.uint64(32)) % np.uint64(n))
 
@@ -228,14 +233,14 @@ def _low_bit(typingctx, x):
     return types.int64(x), codegen
 
 
-@njit(cache=True, inline="always")
+@njit(**KERNEL, inline="always")
 def _rel(s, seat, n):
     """(s - seat) % n for seats 0..n-1, without a division."""
     r = s - seat
     return r + n if r < 0 else r
 
 
-@njit(cache=True, inline="always")
+@njit(**KERNEL, inline="always")
 def _after(seat, i, n):
     """(seat + i) % n for 0 <= i <= n, without a division."""
     s = seat + i
@@ -243,7 +248,7 @@ def _after(seat, i, n):
 
 
 # ------------------------------------------------------------------- layout
-@njit(cache=True, inline="always")
+@njit(**KERNEL, inline="always")
 def _cond_fulfilled(T, A, b):
     ann = T[b, T_ANN]
     cond = SPEC[ann, SP_COND]
@@ -256,7 +261,7 @@ def _cond_fulfilled(T, A, b):
     return here >= SPEC[ann, SP_K]
 
 
-@njit(cache=True, inline="always")
+@njit(**KERNEL, inline="always")
 def _opening_over(T, A, b):
     kind = SPEC[T[b, T_ANN], SP_KIND]
     if kind == CROSS:
@@ -267,7 +272,7 @@ def _opening_over(T, A, b):
     return _cond_fulfilled(T, A, b)
 
 
-@njit(cache=True, inline="always")
+@njit(**KERNEL, inline="always")
 def _locked(T, A, b, arm):
     ann = T[b, T_ANN]
     cond = SPEC[ann, SP_COND]
@@ -288,13 +293,13 @@ def _locked(T, A, b, arm):
     return False
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _arm_code(T, A, b, arm, ignore_locks):
     """Layout.outs, per arm: which ACCEPT/SIDES row applies now (-1: the arm takes nothing)."""
     return _arm_code_at(T, A, b, arm, ignore_locks, _opening_over(T, A, b))
 
 
-@njit(cache=True, inline="always")
+@njit(**KERNEL, inline="always")
 def _arm_code_at(T, A, b, arm, ignore_locks, over):
     """_arm_code with the layout's opening_over() already known (it is the same for every arm)."""
     if not ignore_locks and _locked(T, A, b, arm):
@@ -319,7 +324,7 @@ def _arm_code_at(T, A, b, arm, ignore_locks, over):
     return _after_opening_code(T, A, b, arm, e)
 
 
-@njit(cache=True, inline="always")
+@njit(**KERNEL, inline="always")
 def _after_opening_code(T, A, b, arm, e):
     ann = T[b, T_ANN]
     rule = SPEC[ann, SP_LATER + arm]
@@ -328,14 +333,14 @@ def _after_opening_code(T, A, b, arm, e):
     return rule * 7 + e
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _outs(T, A, b, arm, t, ignore_locks):
     """Layout.outs: the outward choices of tile t on arm now, as bits."""
     code = _arm_code(T, A, b, arm, ignore_locks)
     return 0 if code < 0 else SIDES[code, t]
 
 
-@njit(cache=True)
+@njit(**KERNEL, inline="always")
 def _accepted_anywhere(T, A, b):
     """The tiles some arm accepts now (locks included), as a 28-bit set."""
     narms = SPEC[T[b, T_ANN], SP_NARMS]
@@ -348,7 +353,7 @@ def _accepted_anywhere(T, A, b):
     return tiles
 
 
-@njit(cache=True, inline="always")
+@njit(**KERNEL, inline="always")
 def _is_dead(T, A, L, b, arm, over):
     ann = T[b, T_ANN]
     if not SPEC[ann, SP_COMP] or A[b, arm, A_COUNT] != 1 or not over:
@@ -365,7 +370,7 @@ def _is_dead(T, A, L, b, arm, over):
     return (T[b, T_PLACED] & MATADORS_MASK) == MATADORS_MASK
 
 
-@njit(cache=True, inline="always")
+@njit(**KERNEL, inline="always")
 def _arm_needs(T, A, b, arm, over):
     ann = T[b, T_ANN]
     kind = SPEC[ann, SP_KIND]
@@ -392,7 +397,7 @@ def _arm_needs(T, A, b, arm, over):
 
 
 # ----------------------------------------------------------------- payments
-@njit(cache=True, inline="always")
+@njit(**KERNEL, inline="always")
 def _pay(S, b, payer, payee, amount, reason):
     S[b, payer, S_CHIPS] -= amount
     S[b, payee, S_CHIPS] += amount
@@ -400,7 +405,7 @@ def _pay(S, b, payer, payee, amount, reason):
     S[b, payee, S_PAY + reason] += amount
 
 
-@njit(cache=True, inline="always")
+@njit(**KERNEL, inline="always")
 def _holders(S, b, n):
     c = 0
     for s in range(n):
@@ -409,7 +414,7 @@ def _holders(S, b, n):
     return c
 
 
-@njit(cache=True, inline="always")
+@njit(**KERNEL, inline="always")
 def _next_in_game(S, b, n, seat):
     for i in range(1, n + 1):
         s = _after(seat, i, n)
@@ -419,12 +424,12 @@ def _next_in_game(S, b, n, seat):
 
 
 # ------------------------------------------------------------- legal masks
-@njit(cache=True, inline="always")
+@njit(**KERNEL, inline="always")
 def _play_index(t, arm, side, close):
     return PLAY0 + ((t * MAX_ARMS + arm) * 2 + side) * 2 + close
 
 
-@njit(cache=True)
+@njit(**KERNEL, inline="always")
 def _has_immediate(T, S, A, b, seat):
     narms = SPEC[T[b, T_ANN], SP_NARMS]
     doubles = S[b, seat, S_HAND] & DOUBLES_MASK
@@ -437,7 +442,7 @@ def _has_immediate(T, S, A, b, seat):
     return False
 
 
-@njit(cache=True, inline="always")
+@njit(**KERNEL, inline="always")
 def _allow(MASK, LEGAL, b, count, action):
     """Marks action legal and appends it to the table's list; returns the new count."""
     MASK[b, action] = 1
@@ -445,7 +450,7 @@ def _allow(MASK, LEGAL, b, count, action):
     return count + 1
 
 
-@njit(cache=True)
+@njit(**KERNEL, inline="always")
 def compute_mask(T, S, A, MASK, LEGAL, b, n):
     """Hand.legal_actions as a mask row and as a sorted list (LEGAL[b, :count]); returns (and
     keeps in T_NLEGAL) the number of legal actions."""
@@ -454,7 +459,7 @@ def compute_mask(T, S, A, MASK, LEGAL, b, n):
     return count
 
 
-@njit(cache=True, inline="always")
+@njit(**KERNEL, inline="always")
 def _compute_mask(T, S, A, MASK, LEGAL, b, n):
     # Actions are appended in index order (SET0 < DRAW < ANNOUNCE0 < ... < DECLINE < PLAY0 < PASS,
     # plays by tile, then arm, side and close), so LEGAL stays sorted.
@@ -539,9 +544,13 @@ def _compute_mask(T, S, A, MASK, LEGAL, b, n):
 
 
 # -------------------------------------------------------------- the hand
-@njit(cache=True)
+@njit(**KERNEL)
 def _deal(T, S, L, BONE, R, b, n):
-    order = np.arange(NT)
+    # The shuffle runs in the table's own BONE row (no array to allocate); the boneyard is
+    # then moved to its front.
+    order = BONE[b]
+    for i in range(NT):
+        order[i] = i
     for i in range(NT - 1, 0, -1):
         j = _below(R, b, i + 1)
         tmp = order[i]
@@ -555,12 +564,12 @@ def _deal(T, S, L, BONE, R, b, n):
             S[b, s, S_HAND] |= 1 << order[s * k + i]
         S[b, s, S_DEALT] = S[b, s, S_HAND]
     for i in range(NT - n * k):
-        BONE[b, i] = order[n * k + i]
+        order[i] = order[n * k + i]
     T[b, T_BONE_TOP] = 0
     T[b, T_BONE_END] = NT - n * k
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def start_hand(T, S, A, L, b, n, on_set, first_hand):
     """A new hand on the deal already in S_HAND/S_DEALT/BONE (chips carried)."""
     T[b, T_PHASE] = P_SET
@@ -595,7 +604,7 @@ def start_hand(T, S, A, L, b, n, on_set, first_hand):
         L[b, t, L_IMMEDIATE] = 0
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _highest_double_holder(S, b, n):
     for d in range(6, -1, -1):
         for s in range(n):
@@ -604,7 +613,7 @@ def _highest_double_holder(S, b, n):
     return -1
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def new_episode(T, S, A, L, BONE, R, b, n, hands, first_rule, chips):
     """Session start: chips reset, first hand by the first-hand rule or D20."""
     for s in range(MAX_SEATS):
@@ -629,7 +638,7 @@ def new_episode(T, S, A, L, BONE, R, b, n, hands, first_rule, chips):
         start_hand(T, S, A, L, b, n, _below(R, b, n), 0)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _next_declarer(T, S, A, b, n):
     on_set = T[b, T_ON_SET]
     while T[b, T_QPOS] < n:
@@ -643,7 +652,7 @@ def _next_declarer(T, S, A, b, n):
     _next_immediate(T, S, A, b, n)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _next_immediate(T, S, A, b, n):
     on_set = T[b, T_ON_SET]
     while T[b, T_QPOS] <= n - 1:
@@ -657,7 +666,7 @@ def _next_immediate(T, S, A, b, n):
     _begin_turn(T, S, A, b, n)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _begin_turn(T, S, A, b, n):
     while T[b, T_PHASE] == P_PLAY:
         seat = T[b, T_TO_MOVE]
@@ -677,7 +686,7 @@ def _begin_turn(T, S, A, b, n):
         T[b, T_TO_MOVE] = _next_in_game(S, b, n, seat)
 
 
-@njit(cache=True)
+@njit(**KERNEL, inline="always")
 def _goes_out(T, S, b, n, seat):
     S[b, seat, S_OUT] = 1
     if T[b, T_NOS] < 0:
@@ -687,7 +696,7 @@ def _goes_out(T, S, b, n, seat):
                 _pay(S, b, s, seat, NOS_PAYMENT, R_NOS)
 
 
-@njit(cache=True)
+@njit(**KERNEL, inline="always")
 def _place_tile(T, A, L, b, seat, t, arm, out, immediate):
     T[b, T_PLACED] |= 1 << t
     L[b, t, L_PLACER] = seat
@@ -698,7 +707,7 @@ def _place_tile(T, A, L, b, seat, t, arm, out, immediate):
     A[b, arm, A_LAST] = t
 
 
-@njit(cache=True)
+@njit(**KERNEL, inline="always")
 def _public_fits(T, A, L, b):
     """Hand.public_fits: (open numbers as bits, tiles as bits) that fit now."""
     narms = SPEC[T[b, T_ANN], SP_NARMS]
@@ -716,7 +725,7 @@ def _public_fits(T, A, L, b):
     return numbers, tiles
 
 
-@njit(cache=True)
+@njit(**KERNEL, inline="always")
 def _closing_is_correct(T, S, A, BONE, b, n):
     candidates = 0
     for s in range(n):
@@ -726,7 +735,7 @@ def _closing_is_correct(T, S, A, BONE, b, n):
     return (_accepted_anywhere(T, A, b) & candidates) == 0
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _end_hand(T, S, b, n, reason):
     T[b, T_END] = reason
     T[b, T_PHASE] = P_OVER
@@ -748,7 +757,7 @@ def _end_hand(T, S, b, n, reason):
                 _pay(S, b, j, i, cj - ci, R_SETTLEMENT)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _close(T, S, A, BONE, b, n, closer):
     if _holders(S, b, n) == 1:
         T[b, T_CLOSE_RIGHT] += 1
@@ -775,7 +784,7 @@ def _close(T, S, A, BONE, b, n, closer):
             _pay(S, b, closer, s, WRONG_CLOSE_PAYMENT, R_WRONG_CLOSE)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _place(T, S, A, L, BONE, b, n, seat, t, arm, out, close):
     """Hand._place: a tile in normal play, its double claim, nos, closing, the end."""
     cells = A[b, arm, A_COUNT]
@@ -803,7 +812,7 @@ def _place(T, S, A, L, BONE, b, n, seat, t, arm, out, close):
     _begin_turn(T, S, A, b, n)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def apply_action(T, S, A, L, BONE, b, n, action):
     """Hand._apply for a legal action index."""
     phase = T[b, T_PHASE]
@@ -906,7 +915,7 @@ def apply_action(T, S, A, L, BONE, b, n, action):
     _place(T, S, A, L, BONE, b, n, seat, t, arm, out, close)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _next_session_hand(T, S, A, L, BONE, R, b, n):
     """Session.start_hand for a later hand: the loser sets (D2: ties at random)."""
     top = -1
@@ -931,29 +940,24 @@ def _next_session_hand(T, S, A, L, BONE, R, b, n):
     start_hand(T, S, A, L, b, n, loser, 0)
 
 
-@njit(cache=True)
-def settle_forced(T, S, A, L, BONE, MASK, LEGAL, b, n, auto):
+@njit(**KERNEL)
+def settle(T, S, A, L, BONE, R, MASK, LEGAL, b, n, auto):
     """After a change: D12 forced decisions, the session's next hand, the mask."""
     while True:
         count = compute_mask(T, S, A, MASK, LEGAL, b, n)
         if T[b, T_PHASE] == P_OVER:
             if T[b, T_HANDS_LEFT] > 0:
-                return -1  # the caller starts the next hand (it needs the random stream)
+                _next_session_hand(T, S, A, L, BONE, R, b, n)
+                continue
             T[b, T_DONE] = 1
-            return 0
+            return
         if not auto or count != 1:
-            return count
+            return
         apply_action(T, S, A, L, BONE, b, n, LEGAL[b, 0])
 
 
-@njit(cache=True)
-def settle(T, S, A, L, BONE, R, MASK, LEGAL, b, n, auto):
-    while settle_forced(T, S, A, L, BONE, MASK, LEGAL, b, n, auto) < 0:
-        _next_session_hand(T, S, A, L, BONE, R, b, n)
-
-
 # ------------------------------------------------------------- observation
-@njit(cache=True)
+@njit(**KERNEL)
 def encode(T, S, A, L, b, n, seat, obs, chip_scale):
     """encoding.encode_observation for one table, written into obs (zeroed here)."""
     for i in range(obs.shape[0]):
@@ -1058,7 +1062,7 @@ def encode(T, S, A, L, b, n, seat, obs, chip_scale):
 
 
 # ------------------------------------------------------------- batch entry points
-@njit(cache=True)
+@njit(**KERNEL)
 def _reset_one(T, S, A, L, BONE, R, MASK, LEGAL, b, n, hands, first_rule, chips, auto):
     new_episode(T, S, A, L, BONE, R, b, n, hands, first_rule, chips)
     settle(T, S, A, L, BONE, R, MASK, LEGAL, b, n, auto)
@@ -1066,13 +1070,13 @@ def _reset_one(T, S, A, L, BONE, R, MASK, LEGAL, b, n, hands, first_rule, chips,
         S[b, s, S_PENDING] = S[b, s, S_CHIPS] - S[b, s, S_CHIPS_EPISODE]
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def reset_batch(T, S, A, L, BONE, R, MASK, LEGAL, n, hands, first_rule, chips, auto, tables):
     for i in range(tables.shape[0]):
         _reset_one(T, S, A, L, BONE, R, MASK, LEGAL, tables[i], n, hands, first_rule, chips, auto)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def first_illegal(MASK, actions):
     """The first table whose action is not legal, or -1 (IDLE tables are skipped)."""
     for b in range(MASK.shape[0]):
@@ -1081,7 +1085,7 @@ def first_illegal(MASK, actions):
     return -1
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _step_one(T, S, A, L, BONE, R, MASK, LEGAL, H, b, n, a, auto, penalty, hands, first_rule, chips,
               rewards, terminated, final_chips, final_stats, current, obs, observe, chip_scale, autoreset):
     if a == IDLE:  # the table waits: nothing changes, nothing is paid, its obs row is not written
@@ -1135,7 +1139,7 @@ def _step_one(T, S, A, L, BONE, R, MASK, LEGAL, H, b, n, a, auto, penalty, hands
                 obs[b, i] = 0.0
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def step_batch(T, S, A, L, BONE, R, MASK, LEGAL, H, n, actions, auto, penalty, hands, first_rule, chips,
                rewards, terminated, final_chips, final_stats, current, obs, observe, chip_scale, autoreset):
     """One action per table (serial). Rewards are chip changes; a finished episode is reported
@@ -1157,7 +1161,7 @@ def step_batch_parallel(T, S, A, L, BONE, R, MASK, LEGAL, H, n, actions, auto, p
                   rewards, terminated, final_chips, final_stats, current, obs, observe, chip_scale, autoreset)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def observe_batch(T, S, A, L, n, seats, obs, chip_scale):
     for b in range(T.shape[0]):
         encode(T, S, A, L, b, n, seats[b], obs[b], chip_scale)
