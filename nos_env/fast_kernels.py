@@ -78,11 +78,11 @@ ORD, MAT = 0, 1
 C_NONE, C_FHTT, C_FIRST = 0, 1, 2
 END_OUT, END_CLOSE, END_BLOCKED = 0, 1, 2
 
-# Per-announcement spec (games.game_spec) as integers.
+# Per-announcement spec (games.game_spec) as small integers (int8 keeps the table in a few cache lines).
 SP_GAME, SP_KIND, SP_NARMS, SP_COMP, SP_COND, SP_SIDE, SP_K, SP_SWITCH, SP_ORDER17, SP_T3 = range(10)
 SP_BASE, SP_VOLARM, SP_OPEN, SP_LATER = 10, 11, 12, 16  # opening/later rules: 4 columns each
 NSP = 20
-SPEC = np.zeros((len(ALL_ANNOUNCEMENTS), NSP), np.int64)
+SPEC = np.zeros((len(ALL_ANNOUNCEMENTS), NSP), np.int8)
 ANN_OK = np.zeros((28, len(ALL_ANNOUNCEMENTS)), np.bool_)
 for _i, _a in enumerate(ALL_ANNOUNCEMENTS):
     _s = game_spec(_a)
@@ -159,7 +159,7 @@ assert NEEDS[NEED_BLANK] == "blank" and NEEDS[NEED_NOTHING] == "nothing_yet"
 # compulsory tile (14+r*7+e), 28 a triangle matador, 29 game 16's blank on T3. ACCEPT is the
 # 28-bit set of tiles, SIDES[code, tile] the outward choices as bits (1: lower number out, 2: higher).
 CODE_COMPULSORY, CODE_TRIANGLE, CODE_BLANK, NUM_CODES = 14, 28, 29, 30
-SIDES = np.zeros((NUM_CODES, 28), np.int64)
+SIDES = np.zeros((NUM_CODES, 28), np.int8)
 ACCEPT = np.zeros(NUM_CODES, np.int64)
 
 
@@ -1087,7 +1087,7 @@ def first_illegal(MASK, actions):
 
 @njit(**KERNEL)
 def _step_one(T, S, A, L, BONE, R, MASK, LEGAL, H, b, n, a, auto, penalty, hands, first_rule, chips,
-              rewards, terminated, final_chips, final_stats, current, obs, observe, chip_scale, autoreset):
+              rewards, terminated, final_chips, final_stats, current, autoreset):
     if a == IDLE:  # the table waits: nothing changes, nothing is paid, its obs row is not written
         for s in range(MAX_SEATS):
             rewards[b, s] = 0
@@ -1131,12 +1131,15 @@ def _step_one(T, S, A, L, BONE, R, MASK, LEGAL, H, b, n, a, auto, penalty, hands
     if T[b, T_DONE] and autoreset:
         _reset_one(T, S, A, L, BONE, R, MASK, LEGAL, b, n, hands, first_rule, chips, auto)
     current[b] = T[b, T_TO_MOVE]
-    if observe:
-        if current[b] >= 0:
-            encode(T, S, A, L, b, n, current[b], obs[b], chip_scale)
-        else:  # a finished table without autoreset: nobody is to move
-            for i in range(obs.shape[1]):
-                obs[b, i] = 0.0
+
+
+@njit(**KERNEL)
+def _observe_row(T, S, A, L, b, n, seat, obs, chip_scale):
+    if seat >= 0:
+        encode(T, S, A, L, b, n, seat, obs[b], chip_scale)
+    else:  # a finished table without autoreset: nobody is to move
+        for i in range(obs.shape[1]):
+            obs[b, i] = 0.0
 
 
 @njit(**KERNEL)
@@ -1148,17 +1151,26 @@ def step_batch(T, S, A, L, BONE, R, MASK, LEGAL, H, n, actions, auto, penalty, h
     S_PENDING for the table's next step."""
     for b in range(T.shape[0]):
         _step_one(T, S, A, L, BONE, R, MASK, LEGAL, H, b, n, actions[b], auto, penalty, hands, first_rule, chips,
-                  rewards, terminated, final_chips, final_stats, current, obs, observe, chip_scale, autoreset)
+                  rewards, terminated, final_chips, final_stats, current, autoreset)
+    if observe:
+        for b in range(T.shape[0]):
+            if actions[b] != IDLE:
+                _observe_row(T, S, A, L, b, n, current[b], obs, chip_scale)
 
 
 @njit(cache=True, parallel=True)
 def step_batch_parallel(T, S, A, L, BONE, R, MASK, LEGAL, H, n, actions, auto, penalty, hands, first_rule, chips,
                         rewards, terminated, final_chips, final_stats, current, obs, observe, chip_scale,
                         autoreset):
-    """step_batch over all cores: tables are independent."""
+    """step_batch over all cores: tables are independent. The observations are a second pass:
+    interleaving their 4 KB rows with the steps pushes the state out of the caches (about 5%)."""
     for b in prange(T.shape[0]):
         _step_one(T, S, A, L, BONE, R, MASK, LEGAL, H, b, n, actions[b], auto, penalty, hands, first_rule, chips,
-                  rewards, terminated, final_chips, final_stats, current, obs, observe, chip_scale, autoreset)
+                  rewards, terminated, final_chips, final_stats, current, autoreset)
+    if observe:
+        for b in prange(T.shape[0]):
+            if actions[b] != IDLE:
+                _observe_row(T, S, A, L, b, n, current[b], obs, chip_scale)
 
 
 @njit(**KERNEL)
