@@ -3,7 +3,8 @@
 ``run(num_players, hands, seed)`` plays ``hands`` hands on a batch of fast
 tables and, beside each table, the same hand in the reference engine, with
 the same random legal actions. At every step it compares the legal-action
-mask, the observation of the seat to move (and of every seat when asked),
+mask and list, the observation of the seat to move (both as ``step`` returns
+it and as ``observe`` makes it; every seat's when asked), the seat to move,
 every seat's reward and the end of the hand, and raises
 :class:`EngineMismatch` with the table, the hand record and the first
 difference.
@@ -84,6 +85,7 @@ def run(num_players: int, hands: int, seed: int, batch: int = 32, auto_forced: b
     for b in range(batch):
         begin(b)
     active = np.ones(batch, bool)
+    stepped_obs: list[np.ndarray | None] = [None] * batch
     while active.any():
         actions = np.zeros(batch, np.int64)
         for b in range(batch):
@@ -94,6 +96,10 @@ def run(num_players: int, hands: int, seed: int, batch: int = 32, auto_forced: b
             mask = tables.MASK[b]
             if not np.array_equal(mask, legal_mask(ref)):
                 raise EngineMismatch(f"table {b}: masks differ in phase {ref.phase}; record {hand_record(ref)}")
+            count = int(tables.T[b, K.T_NLEGAL])
+            if not np.array_equal(tables.LEGAL[b, :count], np.flatnonzero(mask)):
+                raise EngineMismatch(f"table {b}: the legal-action list {tables.LEGAL[b, :count].tolist()} "
+                                     f"is not the mask's; record {hand_record(ref)}")
             seats = range(num_players) if steps % all_seats_every == 0 else [ref.to_move]
             for seat in seats:
                 fast_obs = tables.observe(np.full(batch, seat))[b]
@@ -101,6 +107,10 @@ def run(num_players: int, hands: int, seed: int, batch: int = 32, auto_forced: b
                 if not np.array_equal(fast_obs, ref_obs):
                     raise EngineMismatch(f"table {b} seat {seat}: {_first_difference(fast_obs, ref_obs)}; "
                                          f"record {hand_record(ref)}")
+                if seat == ref.to_move and stepped_obs[b] is not None:  # what step() returned for it
+                    if not np.array_equal(stepped_obs[b], ref_obs):
+                        raise EngineMismatch(f"table {b}: step's observation: "
+                                             f"{_first_difference(stepped_obs[b], ref_obs)}; record {hand_record(ref)}")
             legal = np.flatnonzero(mask)
             choice = int(legal[rng.integers(len(legal))])
             if plan[b] is not None:
@@ -114,12 +124,18 @@ def run(num_players: int, hands: int, seed: int, batch: int = 32, auto_forced: b
         for b in range(batch):
             if active[b]:
                 refs[b].step(index_to_action(int(actions[b]), refs[b]))
-        rewards, terminated, _, _, _ = tables.step(actions, observe=False)
+        rewards, terminated, _, current, obs = tables.step(actions, observe=True)
         steps += 1
         for b in range(batch):
+            stepped_obs[b] = None
             if not active[b]:
                 continue
             ref = refs[b]
+            if not ref.over:
+                if current[b] != ref.to_move:
+                    raise EngineMismatch(f"table {b}: step says seat {current[b]} moves, the reference "
+                                         f"{ref.to_move}; record {hand_record(ref)}")
+                stepped_obs[b] = obs[b].copy()
             expected = [ref.chips[i] - before[b][i] + int(pending[b, i]) for i in range(num_players)]
             pending[b] = 0
             if list(rewards[b, :num_players]) != expected:

@@ -185,6 +185,82 @@ def test_autoreset_never_loses_a_reward(auto_forced, hands):
         np.testing.assert_allclose(rewards.sum(axis=1), 0)
 
 
+def test_parallel_kernels_play_what_the_serial_ones_play():
+    """Batches of PARALLEL_FROM tables and more step on every core; they must play exactly what
+    the serial kernels play (the differential runs use small, serial batches)."""
+    from nos_env.fast_engine import PARALLEL_FROM
+
+    B = PARALLEL_FROM + 44
+    parallel = FastTables(B, 4, seed=21, hands_per_episode=2)
+    serial = FastTables(B, 4, seed=21, hands_per_episode=2)
+    assert parallel._step is K.step_batch_parallel
+    serial._step, serial._observe = K.step_batch, K.observe_batch
+    for tables in (parallel, serial):
+        tables.reset_tables()
+    policy = np.array([seed_state(7 + b) for b in range(B)], np.uint64)
+    actions = np.zeros(B, np.int64)
+    finished = 0
+    for step in range(150):
+        K.sample_legal(serial.T, serial.LEGAL, policy, actions)
+        idle = np.random.default_rng(step).random(B) < 0.1
+        actions[idle] = K.IDLE
+        a = parallel.step(actions, observe=True, allow_idle=True)
+        b = serial.step(actions, observe=True, allow_idle=True)
+        for got, want in zip(a, b):
+            np.testing.assert_array_equal(got, want)
+        finished += int(b[1].sum())
+    for name in ("T", "S", "A", "L", "BONE", "R", "MASK", "LEGAL", "H"):
+        np.testing.assert_array_equal(getattr(parallel, name), getattr(serial, name), err_msg=name)
+    np.testing.assert_array_equal(parallel.observe(parallel.current_player), serial.observe(serial.current_player))
+    assert finished > 0  # episodes ended and restarted inside the comparison
+
+
+def test_legal_list_matches_the_mask_and_sampling_is_uniform():
+    tables = FastTables(3, 4, seed=8, illegal_action="penalty")
+    tables.reset_tables()
+    rng = np.random.default_rng(0)
+    for _ in range(30):  # into the play phase
+        tables.step(np.array([rng.choice(np.flatnonzero(m)) for m in tables.MASK]), observe=False)
+    for b in range(3):
+        count = int(tables.T[b, K.T_NLEGAL])
+        np.testing.assert_array_equal(tables.LEGAL[b, :count], np.flatnonzero(tables.MASK[b]))
+    legal = np.flatnonzero(tables.MASK[0])
+    policy = np.array([seed_state(99), seed_state(100), seed_state(101)], np.uint64)
+    out = np.zeros(3, np.int64)
+    draws = []
+    for _ in range(300 * len(legal)):
+        K.sample_legal(tables.T, tables.LEGAL, policy, out)
+        draws.append(int(out[0]))
+    counts = np.array([draws.count(a) for a in legal])
+    assert counts.sum() == len(draws)  # never an illegal action
+    expected = len(draws) / len(legal)
+    chi2 = float(((counts - expected) ** 2 / expected).sum())
+    assert chi2 < 3 * len(legal) + 30, (counts, chi2)  # uniform (a loose bound: df = len(legal) - 1)
+    done = FastTables(1, 4, seed=1)
+    done.reset_tables()
+    while True:  # a finished table without autoreset waits: sampling gives IDLE
+        _, terminated, *_ = done.step(np.flatnonzero(done.MASK[0])[:1], observe=False, autoreset=False)
+        if terminated[0]:
+            break
+    K.sample_legal(done.T, done.LEGAL, policy[:1], out[:1])
+    assert out[0] == K.IDLE
+
+
+def test_bit_intrinsics_match_python():
+    from numba import njit
+
+    @njit
+    def both(x):
+        return K._popcount(x), (K._low_bit(x) if x else -1)
+
+    rng = np.random.default_rng(4)
+    values = [0, 1, 2, 3, 1 << 27, (1 << 28) - 1, 0b1011000] + [int(v) for v in rng.integers(0, 1 << 28, 200)]
+    for v in values:
+        low = (v & -v).bit_length() - 1 if v else -1
+        assert both(np.int64(v)) == (bin(v).count("1"), low), v
+        assert both(np.int32(v)) == (bin(v).count("1"), low), v  # state fields are int32
+
+
 def test_clone_and_restore_replay_identically():
     venv = nos_env.vector_env(8, num_players=4, seed=4)
     obs, masks, _ = venv.reset()
