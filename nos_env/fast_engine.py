@@ -186,6 +186,10 @@ class FastTables:
         return obs
 
     # ----------------------------------------------------------- inspection
+    def legal_actions(self, b: int) -> np.ndarray:
+        """Table ``b``'s legal action indices, sorted (the engine's own list, copied)."""
+        return self.LEGAL[b, : self.T[b, K.T_NLEGAL]].astype(np.int64)
+
     @property
     def current_player(self) -> np.ndarray:
         return self.T[:, K.T_TO_MOVE].copy()

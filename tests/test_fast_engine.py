@@ -222,8 +222,8 @@ def test_legal_list_matches_the_mask_and_sampling_is_uniform():
     for _ in range(30):  # into the play phase
         tables.step(np.array([rng.choice(np.flatnonzero(m)) for m in tables.MASK]), observe=False)
     for b in range(3):
-        count = int(tables.T[b, K.T_NLEGAL])
-        np.testing.assert_array_equal(tables.LEGAL[b, :count], np.flatnonzero(tables.MASK[b]))
+        np.testing.assert_array_equal(tables.legal_actions(b), np.flatnonzero(tables.MASK[b]))
+        np.testing.assert_array_equal(tables.legal_actions(b), np.flatnonzero(legal_mask(tables.reference_hand(b))))
     legal = np.flatnonzero(tables.MASK[0])
     policy = np.array([seed_state(99), seed_state(100), seed_state(101)], np.uint64)
     out = np.zeros(3, np.int64)
