@@ -146,7 +146,8 @@ class FastTables:
         """Apply one action per table.
 
         With ``allow_idle`` an action of ``fast_kernels.IDLE`` (-1) leaves its table as it
-        is: zero rewards, not terminated, ``current`` unchanged and its ``obs`` row not written.
+        is: zero rewards, not terminated, ``current`` unchanged and its ``obs`` row not written
+        (it keeps the row of the table's last step, zeros before the first).
 
         Returns ``(rewards [B, 5] int chips, terminated [B] bool, final_chips [B, 5],
         current [B], obs [B, D] or None)``. With ``autoreset`` a finished table starts
@@ -167,7 +168,7 @@ class FastTables:
                          np.zeros((B, K.MAX_SEATS), np.int32), np.empty(B, np.int32),
                          np.zeros((B, K.NUM_F), np.int32))
         if observe and self._obs_out is None:
-            self._obs_out = np.empty((B, OBSERVATION_SIZE), np.float32)
+            self._obs_out = np.zeros((B, OBSERVATION_SIZE), np.float32)
         rewards, terminated, final_chips, current, self.final_stats = self._out
         obs = self._obs_out if observe else self._no_obs
         self._step(self.T, self.S, self.A, self.L, self.BONE, self.R, self.MASK, self.LEGAL, self.H, self.num_players,
