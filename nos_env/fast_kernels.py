@@ -205,32 +205,29 @@ def _below(R, b, n):
 
 
 # One machine instruction each, where a loop or a table lookup would cost a dozen.
-@intrinsic
-def _popcount(typingctx, x):
-    """The number of set bits of a non-negative integer (LLVM ctpop)."""
-    if not isinstance(x, types.Integer):
-        return None
+def _bit_codegen(name, *flags):
+    """Code generator calling the LLVM bit intrinsic `name` on the argument as an int64."""
 
     def codegen(context, builder, sig, args):
         value = context.cast(builder, args[0], sig.args[0], types.int64)
-        fn = builder.module.declare_intrinsic("llvm.ctpop", [ir.IntType(64)])
-        return builder.call(fn, [value])
+        fn = builder.module.declare_intrinsic(name, [ir.IntType(64)] + [ir.IntType(1)] * len(flags))
+        return builder.call(fn, [value] + [ir.Constant(ir.IntType(1), f) for f in flags])
 
-    return types.int64(x), codegen
+    return codegen
+
+
+@intrinsic
+def _popcount(typingctx, x):
+    """The number of set bits of a non-negative integer (LLVM ctpop)."""
+    if isinstance(x, types.Integer):
+        return types.int64(x), _bit_codegen("llvm.ctpop")
 
 
 @intrinsic
 def _low_bit(typingctx, x):
-    """The index of the lowest set bit of a non-zero integer (LLVM cttz)."""
-    if not isinstance(x, types.Integer):
-        return None
-
-    def codegen(context, builder, sig, args):
-        value = context.cast(builder, args[0], sig.args[0], types.int64)
-        fn = builder.module.declare_intrinsic("llvm.cttz", [ir.IntType(64), ir.IntType(1)])
-        return builder.call(fn, [value, ir.Constant(ir.IntType(1), 1)])
-
-    return types.int64(x), codegen
+    """The index of the lowest set bit of a non-zero integer (LLVM cttz; zero is undefined)."""
+    if isinstance(x, types.Integer):
+        return types.int64(x), _bit_codegen("llvm.cttz", 1)
 
 
 @njit(**KERNEL, inline="always")
@@ -460,6 +457,16 @@ def compute_mask(T, S, A, MASK, LEGAL, b, n):
 
 
 @njit(**KERNEL, inline="always")
+def _pack_code(code, arm):
+    return (code + 1) << (8 * arm)  # +1: a zero byte means the arm takes nothing
+
+
+@njit(**KERNEL, inline="always")
+def _unpack_code(codes, arm):
+    return ((codes >> (8 * arm)) & 255) - 1
+
+
+@njit(**KERNEL, inline="always")
 def _compute_mask(T, S, A, MASK, LEGAL, b, n):
     # Actions are appended in index order (SET0 < DRAW < ANNOUNCE0 < ... < DECLINE < PLAY0 < PASS,
     # plays by tile, then arm, side and close), so LEGAL stays sorted.
@@ -496,7 +503,7 @@ def _compute_mask(T, S, A, MASK, LEGAL, b, n):
     narms = SPEC[T[b, T_ANN], SP_NARMS]
     hand = S[b, seat, S_HAND]
     over = _opening_over(T, A, b)
-    # Each arm's code (+1, so 0 means "takes nothing") in a byte of `codes`: no array to allocate.
+    # Each arm's code in a byte of `codes` (_pack_code/_unpack_code): no array to allocate.
     codes = 0
     fits = 0
     if phase == P_IMMEDIATE:
@@ -505,14 +512,14 @@ def _compute_mask(T, S, A, MASK, LEGAL, b, n):
             if A[b, arm, A_COUNT] == 0:
                 code = _arm_code_at(T, A, b, arm, True, over)
                 if code >= 0:
-                    codes |= (code + 1) << (8 * arm)
+                    codes |= _pack_code(code, arm)
                     fits |= ACCEPT[code]
         fit = fits & hand & DOUBLES_MASK
         while fit:
             t = _low_bit(fit)
             fit &= fit - 1
             for arm in range(narms):
-                code = ((codes >> (8 * arm)) & 255) - 1
+                code = _unpack_code(codes, arm)
                 if code >= 0 and (ACCEPT[code] >> t) & 1:
                     count = _allow(MASK, LEGAL, b, count, _play_index(t, arm, 0, 0))
         return count
@@ -522,7 +529,7 @@ def _compute_mask(T, S, A, MASK, LEGAL, b, n):
     for arm in range(narms):
         code = _arm_code_at(T, A, b, arm, False, over)
         if code >= 0:
-            codes |= (code + 1) << (8 * arm)
+            codes |= _pack_code(code, arm)
             fits |= ACCEPT[code]
     fit = fits & hand
     plays = fit != 0
@@ -530,7 +537,7 @@ def _compute_mask(T, S, A, MASK, LEGAL, b, n):
         t = _low_bit(fit)
         fit &= fit - 1
         for arm in range(narms):
-            code = ((codes >> (8 * arm)) & 255) - 1
+            code = _unpack_code(codes, arm)
             if code < 0:
                 continue
             bits = SIDES[code, t]
@@ -957,6 +964,14 @@ def settle(T, S, A, L, BONE, R, MASK, LEGAL, b, n, auto):
 
 
 # ------------------------------------------------------------- observation
+@njit(**KERNEL, inline="always")
+def _write_bits(obs, start, bits):
+    """A one at obs[start + i] for each set bit i of bits."""
+    while bits:
+        obs[start + _low_bit(bits)] = 1
+        bits &= bits - 1
+
+
 @njit(**KERNEL)
 def encode(T, S, A, L, b, n, seat, obs, chip_scale):
     """encoding.encode_observation for one table, written into obs (zeroed here)."""
@@ -965,11 +980,7 @@ def encode(T, S, A, L, b, n, seat, obs, chip_scale):
     phase = T[b, T_PHASE]
     obs[O_NUM_PLAYERS + n - 3] = 1
     obs[O_PHASE + phase] = 1
-    hand = S[b, seat, S_HAND]
-    while hand:
-        i = _low_bit(hand)
-        hand &= hand - 1
-        obs[O_HAND + i] = 1
+    _write_bits(obs, O_HAND, S[b, seat, S_HAND])
     st = T[b, T_SET_TILE]
     if st >= 0:
         obs[O_SET_TILE + st] = 1
@@ -1030,26 +1041,10 @@ def encode(T, S, A, L, b, n, seat, obs, chip_scale):
                     obs[O_FACEUP + r * 7 + d] = 1
         obs[O_CHIPS + r] = (S[b, s, S_CHIPS] - S[b, s, S_CHIPS_EPISODE]) / chip_scale
         obs[O_HPAY + r] = (S[b, s, S_CHIPS] - S[b, s, S_CHIPS_HAND]) / chip_scale
-        bits = S[b, s, S_PASSED_ON]
-        while bits:
-            i = _low_bit(bits)
-            bits &= bits - 1
-            obs[O_PASSED_ON + r * 7 + i] = 1
-        bits = S[b, s, S_DREW_ON]
-        while bits:
-            i = _low_bit(bits)
-            bits &= bits - 1
-            obs[O_DREW_ON + r * 7 + i] = 1
-        bits = S[b, s, S_PASSED_TILES]
-        while bits:
-            i = _low_bit(bits)
-            bits &= bits - 1
-            obs[O_PASSED_T + r * NT + i] = 1
-        bits = S[b, s, S_DREW_TILES]
-        while bits:
-            i = _low_bit(bits)
-            bits &= bits - 1
-            obs[O_DREW_T + r * NT + i] = 1
+        _write_bits(obs, O_PASSED_ON + r * 7, S[b, s, S_PASSED_ON])
+        _write_bits(obs, O_DREW_ON + r * 7, S[b, s, S_DREW_ON])
+        _write_bits(obs, O_PASSED_T + r * NT, S[b, s, S_PASSED_TILES])
+        _write_bits(obs, O_DREW_T + r * NT, S[b, s, S_DREW_TILES])
     prev = T[b, T_PREV_TILE]
     if prev < 0 or T[b, T_PREV_OUT] or phase == P_OVER:
         obs[O_CLAIM_ARM + MAX_ARMS + 1] = 1
