@@ -259,7 +259,15 @@ class Hand:
         return [Action("announce", announcement=a) for a in legal_announcements(self.set_tile)]
 
     def _legal_declare(self) -> list[Action]:
-        return [Action("declare"), Action("no-declare")]
+        # D25: every seat is asked; one without the table's count of doubles (D8) can only
+        # say no-declare, so being asked reveals nothing.
+        if self.can_declare(self.to_move):
+            return [Action("declare"), Action("no-declare")]
+        return [Action("no-declare")]
+
+    def can_declare(self, seat: int) -> bool:
+        """Section 5 / D8: the doubles as dealt make a declaration (e.g. 3 of them with 4 players)."""
+        return (self.num_players, self.dealt_doubles(seat)) in DECLARED_DOUBLES
 
     def _legal_immediate(self) -> list[Action]:
         return self._immediate_options(self.to_move) + [Action("decline")]
@@ -402,9 +410,8 @@ class Hand:
     def _do_announce(self, seat: int, action: Action) -> None:
         self.announcement = action.announcement
         self.layout = Layout(game_spec(action.announcement), self.set_tile)
-        # D9: eligible players are asked in turn order from left of the setter, setter last.
-        order = [(self.on_set + i) % self.num_players for i in range(1, self.num_players + 1)]
-        self._queue = [s for s in order if (self.num_players, self.dealt_doubles(s)) in DECLARED_DOUBLES]
+        # D9, D25: every player is asked, in turn order from left of the setter, setter last.
+        self._queue = [(self.on_set + i) % self.num_players for i in range(1, self.num_players + 1)]
         self.phase = "declare"
         self._next_declarer()
 
@@ -428,12 +435,11 @@ class Hand:
 
     # ------------------------------------------- doubles played at once (sec. 6)
     def _next_immediate(self) -> None:
-        while self._queue:
-            seat = self._queue[0]
-            if self._immediate_options(seat):
-                self.to_move = seat
-                return
-            self._queue.pop(0)
+        # D25: every player but the setter is asked, whatever he holds (one with no fitting
+        # double has the single action decline), and asked again after each double he places.
+        if self._queue:
+            self.to_move = self._queue[0]
+            return
         self._start_play()
 
     def _do_immediate(self, seat: int, action: Action) -> None:

@@ -427,19 +427,6 @@ def _play_index(t, arm, side, close):
 
 
 @njit(**KERNEL, inline="always")
-def _has_immediate(T, S, A, b, seat):
-    narms = SPEC[T[b, T_ANN], SP_NARMS]
-    doubles = S[b, seat, S_HAND] & DOUBLES_MASK
-    over = _opening_over(T, A, b)
-    for arm in range(narms):
-        if A[b, arm, A_COUNT] == 0:
-            code = _arm_code_at(T, A, b, arm, True, over)
-            if code >= 0 and (ACCEPT[code] & doubles) != 0:
-                return True
-    return False
-
-
-@njit(**KERNEL, inline="always")
 def _allow(MASK, LEGAL, b, count, action):
     """Marks action legal and appends it to the table's list; returns the new count."""
     MASK[b, action] = 1
@@ -497,8 +484,9 @@ def _compute_mask(T, S, A, MASK, LEGAL, b, n):
             if ANN_OK[st, i]:
                 count = _allow(MASK, LEGAL, b, count, ANNOUNCE0 + i)
         return count
-    if phase == P_DECLARE:
-        count = _allow(MASK, LEGAL, b, 0, DECLARE)
+    if phase == P_DECLARE:  # D25: no-declare is the one action of a seat that cannot declare
+        if DECLARED[n, _popcount(S[b, seat, S_DEALT] & DOUBLES_MASK)] > 0:
+            count = _allow(MASK, LEGAL, b, 0, DECLARE)
         return _allow(MASK, LEGAL, b, count, NO_DECLARE)
     narms = SPEC[T[b, T_ANN], SP_NARMS]
     hand = S[b, seat, S_HAND]
@@ -648,12 +636,11 @@ def new_episode(T, S, A, L, BONE, R, b, n, hands, first_rule, chips):
 @njit(**KERNEL)
 def _next_declarer(T, S, A, b, n):
     on_set = T[b, T_ON_SET]
-    while T[b, T_QPOS] < n:
+    # D9, D25: every player is asked, from left of the setter, the setter last.
+    if T[b, T_QPOS] < n:
         T[b, T_QPOS] += 1
-        s = _after(on_set, T[b, T_QPOS], n)
-        if DECLARED[n, _popcount(S[b, s, S_DEALT] & DOUBLES_MASK)] > 0:
-            T[b, T_TO_MOVE] = s
-            return
+        T[b, T_TO_MOVE] = _after(on_set, T[b, T_QPOS], n)
+        return
     T[b, T_PHASE] = P_IMMEDIATE
     T[b, T_QPOS] = 1
     _next_immediate(T, S, A, b, n)
@@ -661,13 +648,11 @@ def _next_declarer(T, S, A, b, n):
 
 @njit(**KERNEL)
 def _next_immediate(T, S, A, b, n):
+    # D25: every player but the setter is asked, whatever he holds, again after each double.
     on_set = T[b, T_ON_SET]
-    while T[b, T_QPOS] <= n - 1:
-        s = _after(on_set, T[b, T_QPOS], n)
-        if _has_immediate(T, S, A, b, s):
-            T[b, T_TO_MOVE] = s
-            return
-        T[b, T_QPOS] += 1
+    if T[b, T_QPOS] <= n - 1:
+        T[b, T_TO_MOVE] = _after(on_set, T[b, T_QPOS], n)
+        return
     T[b, T_PHASE] = P_PLAY
     T[b, T_TO_MOVE] = _next_in_game(S, b, n, on_set)
     _begin_turn(T, S, A, b, n)

@@ -46,12 +46,11 @@ def replay_steps(vector, options=None):
         assert hand.end_reason == vector["end_reason"]
 
 
-def play(vector, upto=None, options=None):
-    """Replay the first ``upto`` steps (all by default) and return the hand."""
+def play(vector, options=None):
+    """Replay every step and return the hand."""
     hand = None
-    for i, _, hand in replay_steps(vector, options):
-        if upto is not None and i + 1 == upto:
-            break
+    for _, _, hand in replay_steps(vector, options):
+        pass
     return hand
 
 
@@ -102,6 +101,20 @@ def _before_each(vector):
         hand.step(step["action"])
 
 
+def play_through(vector, action, seat=None, nth=1, options=None):
+    """Replay up to and including the ``nth`` step whose action is ``action`` (by ``seat``).
+
+    Named steps, not step counts: D25 added the windows' forced no-declare and decline
+    steps to every example, and a count would silently point at another position."""
+    found = 0
+    for _, step, hand in replay_steps(vector, options):
+        if step["action"] == action and seat in (None, step["seat"]):
+            found += 1
+            if found == nth:
+                return hand
+    raise AssertionError(f"no step {nth} x {action!r} by seat {seat} in the vector")
+
+
 def test_vectors_exist():
     assert len(VECTOR_NAMES) >= 10, VECTOR_NAMES
     for name in VECTOR_NAMES:
@@ -118,7 +131,9 @@ def with_close(*plays):
 
 def test_example1_wait_then_d_plays_on_the_six_or_the_three():
     v = load_vector("example1_immediate_double_and_wait")
-    hand = play(v, upto=4)  # C has placed [3-3] at once on the 3 side
+    hand = play_through(v, "immediate 3-3 L1 out 3")  # C has placed [3-3] at once on the 3 side
+    assert hand.phase == "immediate" and hand.to_move == 2  # D10: C is asked again after his double
+    hand = play_through(v, "decline", seat=3)  # the window is over
     assert hand.phase == "play" and hand.to_move == 1  # play starts left of the setter
     assert hand.waits_owed[2] == [1]
     hand = play(v)
@@ -129,12 +144,12 @@ def test_example1_wait_then_d_plays_on_the_six_or_the_three():
 
 def test_example2_the_four_side_is_locked_until_three_tiles_on_the_two_side():
     v = load_vector("example2_first_condition_lock_and_late_wait")
-    hand = play(v, upto=5)  # B has played [2-6]
+    hand = play_through(v, "play 2-6 L0 out 6")  # B has played [2-6]
     assert hand.to_move == 2  # C owes a wait, but his arm L1 is locked (D11): he plays
     assert hand.layout.locked(1) and not hand.layout.locked(0)
     assert legal(hand) == {"draw"} | with_close("play 3-6 L0 out 3")
     assert hand.layout.outs(1, (4, 6)) == []  # [4-6] would match the 4, but the side is locked
-    hand = play(v, upto=7)  # D has played [3-0]: three tiles on L0
+    hand = play_through(v, "play 0-3 L0 out 0")  # D has played [3-0]: three tiles on L0
     assert hand.to_move == 0 and not hand.layout.locked(1)
     assert legal(hand) == {"draw"} | with_close("play 0-1 L0 out 1", "play 4-6 L1 out 6")
     hand = play(v)
@@ -153,12 +168,12 @@ def test_example5_compulsory_doubles_and_the_open_six():
 
 def test_example6_fhtt_then_switch_to_matador():
     v = load_vector("example6_fhtt_then_switch")
-    hand = play(v, upto=3)  # announced: ordinary FHTT(the 5 side) +switch
+    hand = play_through(v, "decline", seat=3)  # announced ordinary FHTT(the 5 side) +switch; windows over
     assert hand.to_move == 1
     assert legal(hand) == {"draw"} | with_close("play 2-5 L1 out 2", "play 5-6 L1 out 6")
-    hand = play(v, upto=4)
+    hand = play_through(v, "play 5-6 L1 out 6")
     assert legal(hand) == {"draw"} | with_close("play 3-4 L0 out 4")  # now the 3 side, ordinary
-    hand = play(v, upto=5)  # condition fulfilled: matador on both arms
+    hand = play_through(v, "play 3-4 L0 out 4")  # condition fulfilled: matador on both arms
     assert hand.layout.rule_in_force(0) == hand.layout.rule_in_force(1) == "matador"
     assert legal(hand) == {"draw"} | with_close(
         "play 0-0 L0 out 0", "play 0-0 L1 out 0", "play 1-2 L1 out 2", "play 3-6 L0 out 6"
@@ -167,7 +182,7 @@ def test_example6_fhtt_then_switch_to_matador():
 
 def test_example7_volapuk_three_ordinary_on_the_six_first():
     v = load_vector("example7_volapuk_first_three_on_the_six")
-    hand = play(v, upto=3)
+    hand = play_through(v, "decline", seat=3)
     assert hand.to_move == 1
     assert legal(hand) == {"draw"} | with_close("play 2-6 L1 out 2")  # the 1 side is locked
     hand = play(v)  # three tiles on the 6 side: the 1 side opens, by matador matching
@@ -177,7 +192,7 @@ def test_example7_volapuk_three_ordinary_on_the_six_first():
 
 def test_example8_an_arm_begun_with_a_double_is_dead_in_game_10():
     v = load_vector("example8_game10_arm_begun_with_a_double_is_dead")
-    hand = play(v, upto=7)  # the cross is complete
+    hand = play_through(v, "play 3-5 C3 out 5")  # the cross is complete
     assert hand.layout.cross_complete()
     assert accepted_tiles(hand, "C0") == set() and hand.layout.is_dead(0)
     assert accepted_tiles(hand, "C1") == {"0-0"}
@@ -197,10 +212,26 @@ def test_example9_game14_open_six_takes_only_one_one():
 
 def test_example10_triangle_forces_drawing():
     v = load_vector("example10_triangle_forces_drawing")
-    hand = play(v, upto=2)
+    hand = play_through(v, "decline", seat=3)
     assert hand.to_move == 1 and legal(hand) == {"draw"}
-    hand = play(v, upto=4)  # drew [0-4] and [0-5]: still no matador
+    hand = play_through(v, "draw", seat=1, nth=2)  # drew [0-4] and [0-5]: still no matador
     assert legal(hand) == {"draw"}
-    hand = play(v, upto=5)  # drew [1-6]
+    hand = play_through(v, "draw", seat=1, nth=3)  # drew [1-6]
     plays = [f"play 1-6 T{arm} out {out}" for arm in range(3) for out in (1, 6)]
     assert legal(hand) == {"draw"} | with_close(*plays)
+
+
+def test_d25_every_seat_is_asked_in_both_windows():
+    """D25: the declaration window asks every seat from left of the setter, the setter last;
+    the immediate window every seat but the setter, again after each double placed. A seat
+    with nothing eligible has one legal action. Example 1: nobody was dealt 3 doubles (D8);
+    seat 2's [3-3] fits the 3 side of the set [2-3]; seat 3's [1-1] fits neither end."""
+    asked = [
+        (step["seat"], legal(hand))
+        for _, step, hand in _before_each(load_vector("example1_immediate_double_and_wait"))
+        if hand.phase in ("declare", "immediate")
+    ]
+    assert asked == [
+        (1, {"no-declare"}), (2, {"no-declare"}), (3, {"no-declare"}), (0, {"no-declare"}),
+        (1, {"decline"}), (2, {"immediate 3-3 L1 out 3", "decline"}), (2, {"decline"}), (3, {"decline"}),
+    ]
