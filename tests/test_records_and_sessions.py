@@ -47,9 +47,10 @@ def test_penalised_illegal_actions_are_recorded_and_replayed():
     """D16 penalty option: the illegal attempt is part of the record, so its 40s replay too."""
     vector = load_vector("example1_immediate_double_and_wait")
     hand = vector_hand(vector, Options(illegal="penalty"))
-    for text in ["draw", "set 2-3", "announce ordinary"]:
+    # D25: all four are asked to declare (none can), then seat 1 declines his immediate doubles.
+    for text in ["draw", "set 2-3", "announce ordinary"] + ["no-declare"] * 4 + ["decline"]:
         hand.step(text)
-    assert hand.to_move == 2
+    assert hand.to_move == 2 and hand.phase == "immediate"
     hand.step("play 6-6 L0 out 6")  # seat 2 holds no [6-6]
     assert hand.chips == [485 + 40, 505 + 40, 505 - 120, 505 + 40]
     assert hand.to_move == 2

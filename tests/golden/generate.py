@@ -33,6 +33,10 @@ CANDIDATES = 60
 
 def choose(hand: Hand, rng: np.random.Generator, game: int):
     legal = hand.legal_actions()
+    if hand.phase in ("declare", "immediate") and len(legal) == 1:
+        # D25's forced no-declare / decline: taken without a random draw, so the goldens
+        # written before D25 come out as the same hands with these steps added.
+        return legal[0]
     if hand.phase == "announce":
         mine = [a for a in legal if a.announcement.game == game]
         return mine[int(rng.integers(len(mine)))]
@@ -49,8 +53,13 @@ def choose(hand: Hand, rng: np.random.Generator, game: int):
     return legal[int(rng.integers(len(legal)))]
 
 
+def _forced_window_step(step: dict) -> bool:
+    """D25's one-choice no-declare or decline (not counted as a kind of step: every hand has them)."""
+    return step["action"] in ("no-declare", "decline") and len(step["legal"]) == 1
+
+
 def diversity(record: dict) -> int:
-    kinds = {step["action"].split(" ")[0] for step in record["steps"]}
+    kinds = {step["action"].split(" ")[0] for step in record["steps"] if not _forced_window_step(step)}
     reasons = {p[3] for step in record["steps"] for p in step["payments"]}
     return 2 * len(reasons) + len(kinds) + (record["phase"] == "over")
 
