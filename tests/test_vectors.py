@@ -235,3 +235,34 @@ def test_d25_every_seat_is_asked_in_both_windows():
         (1, {"no-declare"}), (2, {"no-declare"}), (3, {"no-declare"}), (0, {"no-declare"}),
         (1, {"decline"}), (2, {"immediate 3-3 L1 out 3", "decline"}), (2, {"decline"}), (3, {"decline"}),
     ]
+
+
+@pytest.mark.parametrize("auto_forced", [False, True])
+@pytest.mark.parametrize("backend", ["fast", "reference"])
+@pytest.mark.parametrize("name", VECTOR_NAMES)
+def test_vector_replays_through_the_aec_environment(name, backend, auto_forced):
+    """The worked examples through nos_env.env() on both backends: the agent asked is the step's
+    seat, every seat's reward is its chip change (the chips scale is 1), and the chips match. With
+    D12 on, one-choice steps (D25's forced no-declare and decline among them) are not asked: the
+    environment applies them, with their payments, within the step before."""
+    import nos_env
+
+    vector = load_vector(name)
+    n, steps = vector["num_players"], vector["steps"]
+    asked = [i for i, _, hand in _before_each(vector) if not (auto_forced and len(hand.legal_actions()) == 1)]
+
+    def chips_before(i):  # the chips after every vector step before index i
+        return steps[i - 1]["chips_after"] if i > 0 else vector["chips_start"]
+
+    env = nos_env.env(num_players=n, backend=backend, auto_forced=auto_forced)
+    env.reset(options={"deal": {"hands": vector["hands"], "boneyard_top_first": vector["boneyard_top_first"]},
+                       "on_set": vector["on_set"], "chips": vector["chips_start"]})
+    raw = env.unwrapped
+    assert raw.chips == chips_before(asked[0])
+    for i, nxt in zip(asked, asked[1:] + [len(steps)]):
+        assert env.agent_selection == f"player_{steps[i]['seat']}", steps[i]
+        env.step(raw.text_to_action(steps[i]["action"]))
+        before, after = chips_before(i), chips_before(nxt)
+        assert raw.chips == after, steps[i]
+        assert [env.rewards[f"player_{s}"] for s in range(n)] == [a - b for a, b in zip(after, before)], steps[i]
+    assert all(env.terminations.values()) == vector["hand_over"]
