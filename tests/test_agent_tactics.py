@@ -22,8 +22,21 @@ def scripted(hands, actions, on_set=0, boneyard=None):
     venv = nos_env.vector_env(1, num_players=len(hands), seed=0)
     venv.load_deal(0, Deal.from_tiles(hands, boneyard), on_set=on_set)
     for text in actions:
+        answer_forced_windows(venv)
         venv.step(np.array([action_to_index(venv.hand(0).resolve(text))]))
+    answer_forced_windows(venv)
     return venv
+
+
+def answer_forced_windows(venv):
+    """D25: the scripts leave out the windows' one-choice steps (a forced no-declare or decline);
+    take them, so a script names only real choices."""
+    while True:
+        hand = venv.hand(0)
+        legal = hand.legal_actions()
+        if hand.phase not in ("declare", "immediate") or len(legal) != 1:
+            return
+        venv.step(np.array([action_to_index(legal[0])]))
 
 
 def decide(venv, seed=0):
@@ -166,7 +179,7 @@ def test_declares_and_places_a_valuable_double_at_once():
     venv = scripted(hands, ["draw", "set 3-4", "announce ordinary"], boneyard=boneyard)
     assert str(step_agent(venv)) == "immediate 3-3 L0 out 3"  # 3 from the setter
 
-    # 4 players, 3 doubles dealt: declare (25 from each).
+    # 4 players, 3 doubles dealt: declare (25 from each). D25: seats 1-3 are asked first (forced).
     venv = scripted([["6-6", "1-1", "2-2", "0-4"], ["0-1", "0-2", "1-3", "2-6"],
                      ["0-3", "2-3", "3-6", "4-6"], ["1-2", "1-4", "2-4", "0-6"]], ["set 6-6", "announce ordinary"])
     assert str(step_agent(venv)) == "declare"

@@ -105,6 +105,8 @@ def test_an_ambiguous_short_play_is_refused_with_the_choices():
     hand = Hand(four_player_deal(), on_set=0)
     hand.step("set 0-0")
     hand.step("announce triangle")
+    while hand.phase in ("declare", "immediate"):  # D25: every seat is asked; nobody acts here
+        hand.step("no-declare" if hand.phase == "declare" else "decline")
     while "draw" in hand.legal_action_texts() and not any(a.kind == "play" for a in hand.legal_actions()):
         hand.step("draw")
     play = next(a for a in hand.legal_actions() if a.kind == "play")

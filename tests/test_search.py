@@ -161,10 +161,16 @@ def load_position(deal, on_set, script):
     hand = Hand(deal, on_set=on_set)
     venv = nos_env.vector_env(num_envs=1, num_players=deal.num_players, seed=0)
     venv.load_deal(0, deal, on_set=on_set)
-    for text in script:
-        index = action_to_index(hand.resolve(text))
-        hand.step(text)
-        venv.step(np.array([index]))
+    for text in script + [None]:
+        # D25: the script leaves out the windows' one-choice steps (forced no-declare, decline).
+        while hand.phase in ("declare", "immediate") and len(hand.legal_actions()) == 1:
+            forced = hand.legal_actions()[0]
+            hand.step(forced)
+            venv.step(np.array([action_to_index(forced)]))
+        if text is not None:
+            index = action_to_index(hand.resolve(text))
+            hand.step(text)
+            venv.step(np.array([index]))
     seat = int(venv.current_player[0])
     assert seat == hand.to_move
     return venv, hand, seat
