@@ -11,8 +11,9 @@ specification is binding; decisions D1..D24 are cited where they apply.
 from .actions import Action, format_action, parse_action
 from .deal import Deal
 from .engine import Event, Hand, IllegalActionError, Options, Payment, new_hand
-from .env import env, raw_env
-from .vector import NosVectorEnv, vector_env
+from . import nos_v0
+from .registry import env, game_info, list_games, raw_env, vector_env
+from .vector import NosVectorEnv
 from .games import ALL_ANNOUNCEMENTS, Announcement, legal_announcements, parse_announcement
 
 __all__ = [
@@ -28,8 +29,11 @@ __all__ = [
     "Payment",
     "env",
     "format_action",
+    "game_info",
+    "list_games",
     "legal_announcements",
     "new_hand",
+    "nos_v0",
     "parse_action",
     "parse_announcement",
     "raw_env",

@@ -38,14 +38,12 @@ class PlaythroughMismatch(AssertionError):
 
 def make_env(game: str, params: dict, backend: str | None = None):
     """The AEC environment of ``game`` with ``params`` (and a backend, where the game has two)."""
-    import nos_env
+    from .registry import env
 
-    if game != "nos":
-        raise ValueError(f"unknown game {game!r}; known: ['nos']")
     kwargs = dict(params)
     if backend is not None:
         kwargs["backend"] = backend
-    return nos_env.env(**kwargs)
+    return env(game=game, **kwargs)
 
 
 def observation_digest(observation) -> str:
