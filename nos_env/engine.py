@@ -26,7 +26,7 @@ from .actions import Action, format_action, parse_action
 from .deal import Deal, check_num_players
 from .games import Announcement, game_spec, legal_announcements
 from .layout import Layout, Placed
-from .options import HAND_CHIP_LIMIT, check_bool, check_chips, check_chips_in_guard, check_seat
+from .options import HAND_CHIP_LIMIT, check_bool, check_chips, check_chips_in_guard, check_int, check_seat, check_seed
 from .tiles import ALL_TILES, Tile, count_value, double_rank, double_value, is_double, tile_str
 
 DEFAULT_CHIPS = 500
@@ -651,6 +651,8 @@ def new_hand(
     shuffled again.
     """
     n = check_num_players(num_players)
+    if not isinstance(seed, np.random.Generator) and check_seed(seed) is not None:
+        check_int("seed", seed, 0)  # numpy's generators take non-negative seeds only
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     while True:
         deal = Deal.random(n, rng)
