@@ -31,11 +31,13 @@ backend="fast")``
 
 - `num_players`: 3, 4 or 5.
 - `hands_per_episode`: 1 (default, D20) plays one hand; H > 1 plays a session
-  of H hands with chips carried over, the loser setting the next hand.
+  of H hands with chips carried over, the loser setting the next hand (at most
+  10,000: `nos_env.options.MAX_HANDS_PER_EPISODE`).
 - `first_hand_rule`: whether the first hand follows the first-hand rule
   (highest double sets it). Default: False for one-hand episodes (D20: a
   random setter, later-hand rule), True for sessions.
-- `starting_chips`: chips of every seat at the start of an episode.
+- `starting_chips`: chips of every seat at the start of an episode (an integer
+  within +-5e8; docs/fast_engine.md says why).
 - `illegal_action`: `"raise"` (D16 default: a clear error naming the action
   and the legal ones, state unchanged) or `"penalty"` (the book's 40 to
   every other player; the same agent acts again).

@@ -814,3 +814,41 @@ def test_a_finished_table_takes_no_penalty():
 def test_new_hand_seeds_are_checked(seed, message):
     with pytest.raises(ValueError, match=message):
         new_hand(4, seed=seed)
+
+
+def test_the_chip_ranges_keep_int32_from_wrapping():
+    """The arithmetic of options.py, from the engine's own payment constants (docs/fast_engine.md)."""
+    from nos_env.engine import CLOSE_PAYMENT, DECLARED_DOUBLES, NOS_PAYMENT, WRONG_CLOSE_PAYMENT
+    from nos_env.options import HAND_CHIP_LIMIT, HAND_SWING
+    from nos_env.tiles import count_value
+
+    pips = sum(count_value(t) for t in ALL_TILES)  # the most a count can be: every tile in one hand
+    declared = max((n - 1) * amount for (n, _), amount in DECLARED_DOUBLES.items())
+    plays = 27  # tiles a hand can place after the set tile, each at most one wrong closing
+    loss = 11 * 4 + declared + 4 * 7 + 7 * 7 + NOS_PAYMENT + CLOSE_PAYMENT + plays * 4 * WRONG_CLOSE_PAYMENT + 4 * pips
+    gain = 14 * 4 + declared + 4 * 7 + 7 * 7 + 4 * NOS_PAYMENT + 4 * CLOSE_PAYMENT + plays * WRONG_CLOSE_PAYMENT \
+        + 4 * pips
+    assert (loss, gain) == (6194, 3041) and max(loss, gain) < HAND_SWING
+    assert CHIP_LIMIT + MAX_HANDS_PER_EPISODE * HAND_SWING <= CHIP_GUARD  # no episode gets beyond without penalties
+    assert HAND_CHIP_LIMIT == CHIP_GUARD + HAND_SWING  # the guard stops the step after it is passed
+    int32 = 2**31 - 1
+    assert 2 * HAND_CHIP_LIMIT < int32  # chips since the episode or the hand began
+    assert HAND_CHIP_LIMIT + CHIP_LIMIT + MAX_HANDS_PER_EPISODE * HAND_SWING < int32  # one reason's net
+    assert MAX_HANDS_PER_EPISODE * plays < int32  # the closings counters
+
+
+@pytest.mark.parametrize("n", [3, 4, 5])
+def test_no_hand_moves_more_than_the_hand_swing(n):
+    """Closing with every play (mostly wrong: 40 to each) is the costliest way to play a hand."""
+    from nos_env.options import HAND_SWING
+
+    rng = np.random.default_rng(n)
+    worst = 0
+    for _ in range(150):
+        hand = new_hand(n, rng)
+        while not hand.over:
+            legal = hand.legal_actions()
+            closing = [a for a in legal if getattr(a, "close", False)]
+            hand.step(closing[int(rng.integers(len(closing)))] if closing else legal[int(rng.integers(len(legal)))])
+        worst = max(worst, max(abs(c - s) for c, s in zip(hand.chips, hand.chips_start)))
+    assert 400 < worst < HAND_SWING
