@@ -6,8 +6,8 @@ rounded or parsed. Callers check everything first and only then change any state
 
 Chip ranges (one check, ``check_chips``, used by ``Hand``, ``Session``, the environments'
 options and ``FastTables``/``vector_env``; the same in both engines). The fast engine keeps
-chips in int32 fields (int64 ones cost it 4-6% of its speed), so the ranges make a wrap
-impossible instead:
+chips in int32 fields (int64 ones cost it about 5% of its speed, docs/fast_engine.md), so
+the ranges make a wrap impossible instead:
 
 - chips enter an episode (``starting_chips``, a reset's ``chips``, ``load_deal``'s ``chips``,
   ``Session(chips=)``) as integers within +-``CHIP_LIMIT`` (5e8);
