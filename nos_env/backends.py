@@ -14,7 +14,7 @@ import numpy as np
 from . import fast_kernels as K
 from .deal import Deal
 from .encoding import encode_observation, index_to_action, legal_mask
-from .engine import Hand, Options
+from .engine import DEFAULT_CHIPS, Hand, Options
 from .fast_engine import FastTables
 from .rng import SplitMix64
 from .session import Session
@@ -23,7 +23,8 @@ from .session import Session
 class ReferenceBackend:
     name = "reference"
 
-    def __init__(self, num_players, hands_per_episode, first_hand_rule, options: Options, chip_scale):
+    def __init__(self, num_players, hands_per_episode, first_hand_rule, options: Options, chip_scale,
+                 starting_chips=DEFAULT_CHIPS):
         self.num_players = num_players
         self.hands_per_episode = hands_per_episode
         self.first_hand_rule = first_hand_rule
@@ -34,17 +35,19 @@ class ReferenceBackend:
         self.hand: Hand | None = None
 
     def reset(self, seed, chips, deal: Deal | None, on_set) -> list[int]:
-        if seed is not None:
-            self.rng = SplitMix64(seed)
-        self.session = Session(self.num_players, num_hands=self.hands_per_episode, chips=list(chips),
-                               options=self.options, rng=self.rng)
-        self.episode_chips_start = list(self.session.chips)
+        """A new episode; the arguments are checked by the environment. The new session and
+        hand are built on a copy of the random stream and kept only once they stand."""
+        rng = SplitMix64(seed) if seed is not None else SplitMix64.from_state(self.rng.state)
+        session = Session(self.num_players, num_hands=self.hands_per_episode, chips=list(chips),
+                          options=self.options, rng=rng)
         if deal is not None and on_set is not None:
-            self.hand = self.session.start_hand(deal, on_set=on_set)
+            hand = session.start_hand(deal, on_set=on_set)
         else:
-            self.hand = self.session.start_hand(deal, first_hand=self.first_hand_rule)
+            hand = session.start_hand(deal, first_hand=self.first_hand_rule)
+        self.rng, self.session, self.hand = rng, session, hand
+        self.episode_chips_start = list(session.chips)
         self.done = False
-        return [c - s for c, s in zip(self.hand.chips, self.episode_chips_start)]
+        return [c - s for c, s in zip(hand.chips, self.episode_chips_start)]
 
     @property
     def to_move(self) -> int | None:
@@ -80,22 +83,25 @@ class ReferenceBackend:
 class FastBackend:
     name = "fast"
 
-    def __init__(self, num_players, hands_per_episode, first_hand_rule, options: Options, chip_scale):
+    def __init__(self, num_players, hands_per_episode, first_hand_rule, options: Options, chip_scale,
+                 starting_chips=DEFAULT_CHIPS):
         self.num_players = num_players
         self.tables = FastTables(1, num_players, None, hands_per_episode, first_hand_rule,
-                                 illegal_action=options.illegal, auto_forced=options.auto_forced,
-                                 chip_scale=chip_scale)
+                                 starting_chips=starting_chips, illegal_action=options.illegal,
+                                 auto_forced=options.auto_forced, chip_scale=chip_scale)
         self._seat = np.zeros(1, np.int64)
 
     def reset(self, seed, chips, deal: Deal | None, on_set) -> list[int]:
+        """A new episode; the arguments are checked by the environment (nothing below can
+        refuse them), so the table changes only once they are known to be good."""
         t = self.tables
         n = self.num_players
         if seed is not None:
             t.seed(seed)
         if deal is None:
             t.reset_tables()
-            # Chips other than the default: payments are additive, so shift every chip field.
-            offset = np.asarray(chips, np.int32) - t.starting_chips
+            # Chips other than the starting chips: payments are additive, so shift every chip field.
+            offset = np.asarray(chips, np.int64) - t.starting_chips
             for f in (K.S_CHIPS, K.S_CHIPS_HAND, K.S_CHIPS_EPISODE):
                 t.S[0, :n, f] += offset
         else:

@@ -30,8 +30,11 @@ def _as_tile(t: object) -> Tile:
     if isinstance(t, str):
         return parse_tile(t)
     if isinstance(t, (tuple, list)) and len(t) == 2:
+        # Integers only (numpy ones too): (0.5, 0) is refused, not rounded to (0, 0).
+        if not all(isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)) for x in t):
+            raise ValueError(f"not a tile: {t!r} (a tile's numbers are integers 0..6: use 'a-b' or (a, b))")
         return make_tile(int(t[0]), int(t[1]))
-    raise ValueError(f"not a tile: {t!r} (use 'a-b' or (a, b))")
+    raise ValueError(f"not a tile: {t!r} (use 'a-b' or (a, b) with integers 0..6)")
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,10 @@ class Deal:
     @classmethod
     def from_tiles(cls, hands: Sequence[Sequence[object]], boneyard: Sequence[object]) -> "Deal":
         """Build and validate a deal from tiles written as ``"a-b"`` or ``(a, b)``."""
+        if not isinstance(hands, (list, tuple)) or not all(isinstance(h, (list, tuple)) for h in hands):
+            raise ValueError(f"hands must be a list of one list of tiles per seat, got {hands!r}")
+        if not isinstance(boneyard, (list, tuple)):
+            raise ValueError(f"boneyard must be a list of tiles (top first), got {boneyard!r}")
         n = check_num_players(len(hands))
         parsed_hands = tuple(tuple(_as_tile(t) for t in hand) for hand in hands)
         parsed_boneyard = tuple(_as_tile(t) for t in boneyard)

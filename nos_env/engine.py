@@ -26,6 +26,7 @@ from .actions import Action, format_action, parse_action
 from .deal import Deal, check_num_players
 from .games import Announcement, game_spec, legal_announcements
 from .layout import Layout, Placed
+from .options import HAND_CHIP_LIMIT, check_bool, check_chips, check_chips_in_guard, check_int, check_seat, check_seed
 from .tiles import ALL_TILES, Tile, count_value, double_rank, double_value, is_double, tile_str
 
 DEFAULT_CHIPS = 500
@@ -91,7 +92,8 @@ class Options:
     illegal: str = "raise"
 
     def __post_init__(self):
-        if self.illegal not in ("raise", "penalty"):
+        check_bool("Options.auto_forced", self.auto_forced)
+        if not isinstance(self.illegal, str) or self.illegal not in ("raise", "penalty"):
             raise ValueError(f"Options.illegal must be 'raise' or 'penalty', got {self.illegal!r}")
 
 
@@ -106,11 +108,20 @@ class Hand:
         first_hand: bool = False,
         options: Options | None = None,
     ):
+        if not isinstance(deal, Deal):
+            raise ValueError(f"deal must be a Deal (Deal.from_tiles or Deal.random), got {type(deal).__name__}")
         n = check_num_players(deal.num_players)
+        first_hand = check_bool("first_hand", first_hand)
+        if options is not None and not isinstance(options, Options):
+            raise ValueError(f"options must be an Options or None, got {type(options).__name__}")
+        # Chips are checked first: a wrong count or range is reported as itself (options.py).
+        chips = check_chips([DEFAULT_CHIPS] * n if chips is None else chips, n, limit=HAND_CHIP_LIMIT)
         self.num_players = n
         self.deal = deal
         self.first_hand = first_hand
         self.options = options or Options()
+        if on_set is not None:
+            on_set = check_seat("on_set", on_set, n)
         if first_hand:
             # Section 2: the holder of the highest double is on set and sets it.
             holder, double = _highest_double(deal)
@@ -124,14 +135,8 @@ class Hand:
             on_set = holder
         if on_set is None:
             raise ValueError("on_set is required (or use first_hand=True)")
-        if isinstance(on_set, bool) or not isinstance(on_set, (int, np.integer)) or not 0 <= on_set < n:
-            raise ValueError(f"on_set must be a seat 0..{n - 1}, got {on_set!r}")
-        self.on_set = int(on_set)
-        if chips is None:
-            chips = [DEFAULT_CHIPS] * n
-        if len(chips) != n:
-            raise ValueError(f"chips must have one entry per seat ({n}), got {len(chips)}")
-        self.chips_start = [int(c) for c in chips]
+        self.on_set = on_set
+        self.chips_start = chips
         self.chips = list(self.chips_start)
 
         self.hands: list[list[Tile]] = [list(h) for h in deal.hands]
@@ -331,6 +336,8 @@ class Hand:
         """
         if self.phase == "over":
             raise IllegalActionError(action, [], None, "over")
+        if self.options.illegal == "penalty":  # D16 penalties are unbounded: never let chips wrap (options.py)
+            check_chips_in_guard(self.chips, "penalty mode")
         action = self.resolve(action)
         legal = self.legal_actions()
         if action not in legal:
@@ -650,6 +657,8 @@ def new_hand(
     shuffled again.
     """
     n = check_num_players(num_players)
+    if not isinstance(seed, np.random.Generator) and check_seed(seed) is not None:
+        check_int("seed", seed, 0)  # numpy's generators take non-negative seeds only
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     while True:
         deal = Deal.random(n, rng)

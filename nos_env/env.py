@@ -31,11 +31,13 @@ backend="fast")``
 
 - `num_players`: 3, 4 or 5.
 - `hands_per_episode`: 1 (default, D20) plays one hand; H > 1 plays a session
-  of H hands with chips carried over, the loser setting the next hand.
+  of H hands with chips carried over, the loser setting the next hand (at most
+  10,000: `nos_env.options.MAX_HANDS_PER_EPISODE`).
 - `first_hand_rule`: whether the first hand follows the first-hand rule
   (highest double sets it). Default: False for one-hand episodes (D20: a
   random setter, later-hand rule), True for sessions.
-- `starting_chips`: chips of every seat at the start of an episode.
+- `starting_chips`: chips of every seat at the start of an episode (an integer
+  within +-5e8; docs/fast_engine.md says why).
 - `illegal_action`: `"raise"` (D16 default: a clear error naming the action
   and the legal ones, state unchanged) or `"penalty"` (the book's 40 to
   every other player; the same agent acts again).
@@ -51,7 +53,12 @@ backend="fast")``
 
 `reset(seed=None, options=None)` accepts options `deal` (`{"hands": [[tiles]],
 "boneyard_top_first": [tiles]}` with tiles as `"a-b"`), `on_set` (a seat) and
-`chips` (one number per seat) to start from a given position.
+`chips` (one integer per seat, within +-5e8: `nos_env.options.CHIP_LIMIT`) to
+start from a given position. `seed` is an integer or None. Everything is checked
+before anything changes: a refused `reset` (ValueError naming what was wrong and
+what is allowed) leaves the environment, its random stream included, as it was.
+`step(action)` takes an action index, an int or numpy integer 0..556; floats,
+strings and bools are refused with a ValueError, never converted.
 
 ### Observation Space
 
@@ -142,16 +149,20 @@ from .encoding import (
 )
 from .engine import DEFAULT_CHIPS, Hand, Options
 from .backends import BACKENDS
-from .options import check_options
+from .options import check_bool, check_chips, check_options, check_seat, check_seed, is_integer
 from .render import render_text
 
 RESET_OPTIONS = ("deal", "on_set", "chips")
 
 
 def env(**kwargs) -> AECEnv:
-    """The Nos environment with PettingZoo's standard checks wrapped around it."""
+    """The Nos environment with PettingZoo's order checks wrapped around it.
+
+    PettingZoo's ``AssertOutOfBoundsWrapper`` is not used: ``raw_env.step`` checks the
+    action itself, more strictly (it also refuses ``True``) and with a message that names
+    what is allowed, and its check does not vanish under ``python -O``.
+    """
     environment = raw_env(**kwargs)
-    environment = wrappers.AssertOutOfBoundsWrapper(environment)
     environment = wrappers.OrderEnforcingWrapper(environment)
     return environment
 
@@ -179,21 +190,23 @@ class raw_env(AECEnv):
         backend: str = "fast",
     ):
         super().__init__()
-        if backend not in BACKENDS:
+        if not isinstance(backend, str) or backend not in BACKENDS:
             raise ValueError(f"backend must be one of {sorted(BACKENDS)}, got {backend!r}")
         self.num_players = check_num_players(num_players)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         check_options(hands_per_episode, illegal_action, starting_chips,
                       reward_scale=reward_scale, chip_scale=chip_scale)
+        if first_hand_rule is not None:
+            check_bool("first_hand_rule", first_hand_rule)
         self.render_mode = render_mode
-        self.hands_per_episode = hands_per_episode
+        self.hands_per_episode = int(hands_per_episode)
         self.first_hand_rule = (hands_per_episode > 1) if first_hand_rule is None else bool(first_hand_rule)
-        self.starting_chips = starting_chips
-        self.engine_options = Options(auto_forced=bool(auto_forced), illegal=illegal_action)
+        self.starting_chips = int(starting_chips)
+        self.engine_options = Options(auto_forced=check_bool("auto_forced", auto_forced), illegal=illegal_action)
         self.reward_scale = float(reward_scale)
         self.chip_scale = float(chip_scale)
-        self.render_omniscient = bool(render_omniscient)
+        self.render_omniscient = check_bool("render_omniscient", render_omniscient)
 
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
         self.agents = self.possible_agents[:]
@@ -208,7 +221,8 @@ class raw_env(AECEnv):
         )
         self._action_space = spaces.Discrete(NUM_ACTIONS)
         self.backend = BACKENDS[backend](
-            self.num_players, hands_per_episode, self.first_hand_rule, self.engine_options, self.chip_scale
+            self.num_players, self.hands_per_episode, self.first_hand_rule, self.engine_options, self.chip_scale,
+            self.starting_chips,
         )
         self._started = False
 
@@ -249,29 +263,12 @@ class raw_env(AECEnv):
 
     # ------------------------------------------------------------------ api
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        options = dict(options or {})
-        unknown = set(options) - set(RESET_OPTIONS)
-        if unknown:
-            # PettingZoo's api_test passes arbitrary reset options, so these warn rather than raise.
-            warnings.warn(f"ignoring unknown reset option(s) {sorted(unknown)}; known: {list(RESET_OPTIONS)}",
-                          stacklevel=2)
-        chips = options.get("chips", [self.starting_chips] * self.num_players)
-        if len(chips) != self.num_players:
-            raise ValueError(f"reset option 'chips' needs one number per seat ({self.num_players})")
-        deal = None
-        if "deal" in options:
-            spec = options["deal"]
-            if not isinstance(spec, dict) or set(spec) != {"hands", "boneyard_top_first"}:
-                raise ValueError("reset option 'deal' must be {'hands': [...], 'boneyard_top_first': [...]}")
-            deal = Deal.from_tiles(spec["hands"], spec["boneyard_top_first"])
-            if deal.num_players != self.num_players:
-                raise ValueError(f"the deal is for {deal.num_players} players, the environment for {self.num_players}")
-        elif "on_set" in options:
-            raise ValueError("reset option 'on_set' needs a 'deal'")
-
+        # Everything is checked before anything changes: a refused reset leaves the
+        # environment, its random stream included, exactly as it was.
+        seed, chips, deal, on_set = self._check_reset(seed, options)
         # Deals, setters and tie-breaks continue the environment's random stream (rng.py),
         # so reset(seed=s) and then plain reset()s replay the same games on either backend.
-        paid = self.backend.reset(seed, chips, deal, options.get("on_set"))
+        paid = self.backend.reset(seed, chips, deal, on_set)
         self._started = True
         self.agents = self.possible_agents[:]
         # With auto_forced (D12) a forced set may already have paid: those chips are rewards too.
@@ -283,7 +280,42 @@ class raw_env(AECEnv):
         self.agent_selection = self.possible_agents[self.backend.to_move]
         self._update_infos()
 
+    def _check_reset(self, seed, options) -> tuple[int | None, list[int], Deal | None, int | None]:
+        """reset()'s arguments checked and normalised: (seed, chips, deal, on_set)."""
+        seed = check_seed(seed)
+        if options is not None and not isinstance(options, dict):
+            raise ValueError(f"reset options must be a dict or None, got {type(options).__name__}")
+        options = dict(options or {})
+        unknown = set(options) - set(RESET_OPTIONS)
+        if unknown:
+            # PettingZoo's api_test passes arbitrary reset options, so these warn rather than raise.
+            warnings.warn(f"ignoring unknown reset option(s) {sorted(unknown)}; known: {list(RESET_OPTIONS)}",
+                          stacklevel=3)
+        n = self.num_players
+        chips = check_chips(options.get("chips", [self.starting_chips] * n), n, "reset option 'chips'")
+        deal = None
+        on_set = options.get("on_set")
+        if "deal" in options:
+            spec = options["deal"]
+            if not isinstance(spec, dict) or set(spec) != {"hands", "boneyard_top_first"}:
+                raise ValueError("reset option 'deal' must be {'hands': [...], 'boneyard_top_first': [...]}")
+            deal = Deal.from_tiles(spec["hands"], spec["boneyard_top_first"])
+            if deal.num_players != n:
+                raise ValueError(f"the deal is for {deal.num_players} players, the environment for {n}")
+            if on_set is not None:
+                on_set = check_seat("reset option 'on_set'", on_set, n)
+            # The first hand starts on this deal: let the engine refuse what it would refuse
+            # (e.g. the first-hand rule on a deal without a double) now, before any change.
+            first_hand = on_set is None and self.first_hand_rule
+            Hand(deal, on_set=on_set if on_set is not None or first_hand else 0, chips=chips,
+                 first_hand=first_hand)
+        elif on_set is not None:
+            raise ValueError("reset option 'on_set' needs a 'deal'")
+        return seed, chips, deal, on_set
+
     def observe(self, agent: str) -> dict:
+        if agent not in self.agent_name_mapping:
+            raise ValueError(f"unknown agent {agent!r}; the agents are {self.possible_agents}")
         seat = self.agent_name_mapping[agent]
         if not self._started:
             raise RuntimeError("call reset() first")
@@ -299,6 +331,13 @@ class raw_env(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        # An action is an index: 28.5, "28" and True are refused, never converted.
+        if not (is_integer(action) or (isinstance(action, np.ndarray) and action.shape == ()
+                                       and np.issubdtype(action.dtype, np.integer))) \
+                or not 0 <= int(action) < NUM_ACTIONS:
+            raise ValueError(f"action must be an action index: an integer 0..{NUM_ACTIONS - 1} (int or numpy "
+                             f"integer; None only for an agent that is done), got {action!r} "
+                             f"({type(action).__name__}) for {agent}")
         paid = self.backend.step(int(action))  # IllegalActionError (D16) leaves everything unchanged
         if self.backend.done:
             self.terminations = {a: True for a in self.agents}

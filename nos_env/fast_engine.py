@@ -18,13 +18,13 @@ import numpy as np
 
 from . import fast_kernels as K
 from .deal import Deal, check_num_players
-from .encoding import NUM_ACTIONS, OBSERVATION_SIZE, index_to_action
+from .encoding import NUM_ACTIONS, OBSERVATION_SIZE, index_to_action, legal_mask
 from .engine import DEFAULT_CHIPS, Hand, Options
-from .options import check_options
+from .options import CHIP_GUARD, check_bool, check_chips, check_chips_in_guard, check_options, check_seed, is_integer
 from .rng import seed_state
 from .tiles import ALL_TILES, TILE_INDEX
 
-ARRAYS = ("T", "S", "A", "L", "BONE", "R", "MASK", "LEGAL", "H")
+ARRAYS = ("T", "S", "A", "L", "BONE", "R", "MASK", "LEGAL", "H", "PEN")
 #: Batches at least this large step on every core; smaller ones avoid the threads' start-up cost.
 PARALLEL_FROM = 256
 
@@ -42,16 +42,19 @@ class FastTables:
         auto_forced: bool = False,
         chip_scale: float = 100.0,
     ):
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+        if not is_integer(num_envs) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         check_options(hands_per_episode, illegal_action, starting_chips, chip_scale=chip_scale)
+        seed = check_seed(seed)
+        if first_hand_rule is not None:
+            check_bool("first_hand_rule", first_hand_rule)
         self.num_envs = B = int(num_envs)
         self.num_players = check_num_players(num_players)
-        self.hands_per_episode = hands_per_episode
+        self.hands_per_episode = int(hands_per_episode)
         self.first_hand_rule = (hands_per_episode > 1) if first_hand_rule is None else bool(first_hand_rule)
-        self.starting_chips = starting_chips
+        self.starting_chips = int(starting_chips)
         self.penalty = illegal_action == "penalty"
-        self.auto_forced = bool(auto_forced)
+        self.auto_forced = check_bool("auto_forced", auto_forced)
         self.chip_scale = float(chip_scale)
         self.T = np.zeros((B, K.NUM_T), np.int32)
         self.S = np.zeros((B, K.MAX_SEATS, K.NUM_S), np.int32)
@@ -63,13 +66,16 @@ class FastTables:
         # The same legal actions as a sorted list per table (T_NLEGAL of them): sampling and
         # forced moves read it instead of scanning 557 mask bytes.
         self.LEGAL = np.zeros((B, NUM_ACTIONS), np.int16)
-        # Decisions of each table's current hand, for rebuilding it in the reference engine.
+        # Legal decisions of each table's current hand, and where its D16 penalties came, for
+        # rebuilding it in the reference engine (reference_hand).
         self.H = np.zeros((B, K.MAX_HISTORY), np.int16)
+        # (raise mode has no penalties: one unused column instead of 258, 8 MiB less at B=4096)
+        self.PEN = np.zeros((B, K.PEN_COLUMNS if self.penalty else 1), np.int64)
         self._step = K.step_batch_parallel if B >= PARALLEL_FROM else K.step_batch
         self._observe = K.observe_batch_parallel if B >= PARALLEL_FROM else K.observe_batch
         self._out = None  # output buffers of step(), made on first use
         self._obs_out = None
-        self._no_obs = np.empty((1, OBSERVATION_SIZE), np.float32)
+        self._no_obs = np.zeros((1, OBSERVATION_SIZE), np.float32)  # never written (observe=False)
         self.seed(seed)
 
     @property
@@ -77,29 +83,55 @@ class FastTables:
         return Options(auto_forced=self.auto_forced, illegal="penalty" if self.penalty else "raise")
 
     def seed(self, seed: int | None) -> None:
+        seed = check_seed(seed)
         if seed is None:
             seed = int(np.random.SeedSequence().entropy) & ((1 << 62) - 1)
         for b in range(self.num_envs):
             self.R[b] = np.uint64(seed_state(seed + b))
+
+    def check_table(self, b: object) -> int:
+        """A table index 0..B-1 as an int; negative indices are refused, not counted from the end."""
+        if not is_integer(b) or not 0 <= b < self.num_envs:
+            raise ValueError(f"a table index must be an integer 0..{self.num_envs - 1}, got {b!r}")
+        return int(b)
 
     # ---------------------------------------------------------------- running
     def reset_tables(self, tables: np.ndarray | None = None) -> None:
         """Start a new episode (session) on the given tables (all by default)."""
         if tables is None:
             tables = np.arange(self.num_envs)
-        tables = np.asarray(tables, np.int64)
+        tables = np.asarray(tables)
+        if tables.ndim != 1 or not (np.issubdtype(tables.dtype, np.integer) or tables.size == 0) \
+                or ((tables < 0) | (tables >= self.num_envs)).any():
+            raise ValueError(f"tables must be a 1-d integer array of table indices 0..{self.num_envs - 1}, "
+                             f"got {tables!r}")
+        tables = tables.astype(np.int64)
         K.reset_batch(self.T, self.S, self.A, self.L, self.BONE, self.R, self.MASK, self.LEGAL, self.num_players,
                       self.hands_per_episode, self.first_hand_rule, self.starting_chips, self.auto_forced, tables)
+        self.PEN[tables] = 0
+
+    def check_load_deal(self, b: int, deal: Deal, on_set: int | None = None, chips: list[int] | None = None,
+                        first_hand: bool = False) -> Hand:
+        """load_deal's arguments checked (nothing changes): the hand it would start."""
+        b = self.check_table(b)
+        n = self.num_players
+        if not isinstance(deal, Deal):
+            raise ValueError(f"deal must be a Deal (Deal.from_tiles or Deal.random), got {type(deal).__name__}")
+        if deal.num_players != n:
+            raise ValueError(f"the deal is for {deal.num_players} players, the tables for {n}")
+        # An episode starts here: chips within +-CHIP_LIMIT (options.py), as everywhere.
+        chips = check_chips([self.starting_chips] * n if chips is None else chips, n)
+        return Hand(deal, on_set=on_set, chips=chips, first_hand=first_hand)  # checks seat, first hand
 
     def load_deal(self, b: int, deal: Deal, on_set: int | None = None, chips: list[int] | None = None,
                   first_hand: bool = False) -> None:
-        """Start table ``b``'s episode on a given deal (as ``engine.Hand`` does); later
-        hands of a session come from the table's random stream."""
-        n = self.num_players
-        if deal.num_players != n:
-            raise ValueError(f"the deal is for {deal.num_players} players, the tables for {n}")
-        probe = Hand(deal, on_set=on_set, chips=chips, first_hand=first_hand)  # validates everything
+        """Start table ``b``'s episode on a given deal (as ``engine.Hand`` does; chips default to
+        the tables' starting chips); later hands of a session come from the table's random
+        stream. Every argument is checked before the table changes."""
+        probe = self.check_load_deal(b, deal, on_set, chips, first_hand)
+        b, n = int(b), self.num_players
         S, T = self.S, self.T
+        self.PEN[b] = 0
         for s in range(K.MAX_SEATS):
             S[b, s, :] = 0
         for s in range(n):
@@ -117,22 +149,31 @@ class FastTables:
         T[b, K.T_DONE] = 0
         T[b, K.T_CLOSE_RIGHT] = 0  # per-episode counters (S, payments by reason included, is zeroed above)
         T[b, K.T_CLOSE_WRONG] = 0
-        K.start_hand(self.T, self.S, self.A, self.L, b, n, probe.on_set, int(first_hand))
+        K.start_hand(self.T, self.S, self.A, self.L, b, n, probe.on_set, int(probe.first_hand))
         K.settle(self.T, self.S, self.A, self.L, self.BONE, self.R, self.MASK, self.LEGAL, b, n, self.auto_forced)
         self.S[b, :n, K.S_PENDING] = self.S[b, :n, K.S_CHIPS] - self.S[b, :n, K.S_CHIPS_EPISODE]
 
     def check_actions(self, actions: np.ndarray, allow_idle: bool = False) -> np.ndarray:
-        actions = np.asarray(actions)
-        if actions.shape != (self.num_envs,):
-            raise ValueError(f"actions must have shape ({self.num_envs},), got {actions.shape}")
-        if not np.issubdtype(actions.dtype, np.integer):
-            raise ValueError(f"actions must be integers, got dtype {actions.dtype}")
+        """The actions as int64 [B], if each is an action index (D16: in raise mode, a legal one)."""
         low = K.IDLE if allow_idle else 0
+        actions = np.asarray(actions)
+        # No conversion: float, bool or string actions are refused, not rounded or parsed.
+        if not np.issubdtype(actions.dtype, np.integer):
+            raise ValueError(f"actions must be {self._allowed_actions(low)}; got dtype {actions.dtype}")
+        if actions.shape != (self.num_envs,):
+            raise ValueError(f"actions must be {self._allowed_actions(low)}; got shape {actions.shape}")
         if ((actions < low) | (actions >= NUM_ACTIONS)).any():
             bad = int(np.flatnonzero((actions < low) | (actions >= NUM_ACTIONS))[0])
-            raise ValueError(f"action {actions[bad]} of table {bad} is outside {low}..{NUM_ACTIONS - 1}")
+            raise ValueError(f"table {bad}'s action {actions[bad]} is outside {low}..{NUM_ACTIONS - 1}; "
+                             f"actions must be {self._allowed_actions(low)}")
         actions = actions.astype(np.int64)
-        if not self.penalty:
+        if self.penalty:
+            # D16 penalties are unbounded: refuse to step once chips near the int64 edge (options.py).
+            b = K.first_beyond(self.S, self.num_players, CHIP_GUARD)
+            if b >= 0:
+                check_chips_in_guard([int(c) for c in self.S[b, : self.num_players, K.S_CHIPS]],
+                                     f"penalty mode, table {b}")
+        else:
             b = K.first_illegal(self.MASK, actions)
             if b >= 0:
                 from .engine import IllegalActionError
@@ -141,6 +182,10 @@ class FastTables:
                 text = f"{int(actions[b])} ({index_to_action(int(actions[b]), hand)}) at table {b}"
                 raise IllegalActionError(text, hand.legal_action_texts(), hand.to_move, hand.phase)
         return actions
+
+    def _allowed_actions(self, low: int) -> str:
+        return (f"an integer array of shape ({self.num_envs},) (one action index per table) with values "
+                f"{low}..{NUM_ACTIONS - 1}")
 
     def step(self, actions, observe: bool = True, autoreset: bool = True, allow_idle: bool = False):
         """Apply one action per table.
@@ -171,24 +216,33 @@ class FastTables:
             self._obs_out = np.zeros((B, OBSERVATION_SIZE), np.float32)
         rewards, terminated, final_chips, current, self.final_stats = self._out
         obs = self._obs_out if observe else self._no_obs
-        self._step(self.T, self.S, self.A, self.L, self.BONE, self.R, self.MASK, self.LEGAL, self.H, self.num_players,
+        self._step(self.T, self.S, self.A, self.L, self.BONE, self.R, self.MASK, self.LEGAL, self.H, self.PEN,
+                   self.num_players,
                    actions, self.auto_forced, self.penalty, self.hands_per_episode, self.first_hand_rule,
                    self.starting_chips, rewards, terminated, final_chips, self.final_stats, current, obs, observe,
                    self.chip_scale, autoreset)
         return rewards, terminated.view(np.bool_), final_chips, current, (obs if observe else None)
 
     def observe(self, seats, obs: np.ndarray | None = None) -> np.ndarray:
-        seats = np.asarray(seats, np.int64)
-        if seats.shape != (self.num_envs,) or ((seats < 0) | (seats >= self.num_players)).any():
-            raise ValueError(f"seats must be {self.num_envs} seat numbers 0..{self.num_players - 1}")
+        seats = np.asarray(seats)
+        if seats.shape != (self.num_envs,) or not np.issubdtype(seats.dtype, np.integer) \
+                or ((seats < 0) | (seats >= self.num_players)).any():
+            raise ValueError(f"seats must be an integer array of shape ({self.num_envs},) with seat numbers "
+                             f"0..{self.num_players - 1}, got {seats!r}")
+        seats = seats.astype(np.int64)
         if obs is None:
             obs = np.zeros((self.num_envs, OBSERVATION_SIZE), np.float32)
+        elif not isinstance(obs, np.ndarray) or obs.shape != (self.num_envs, OBSERVATION_SIZE) \
+                or obs.dtype != np.float32 or not obs.flags.c_contiguous or not obs.flags.writeable:
+            raise ValueError(f"obs must be a writable C-contiguous float32 array of shape "
+                             f"({self.num_envs}, {OBSERVATION_SIZE}) or None")
         self._observe(self.T, self.S, self.A, self.L, self.num_players, seats, obs, self.chip_scale)
         return obs
 
     # ----------------------------------------------------------- inspection
     def legal_actions(self, b: int) -> np.ndarray:
         """Table ``b``'s legal action indices, sorted (the engine's own list, copied)."""
+        b = self.check_table(b)
         return self.LEGAL[b, : self.T[b, K.T_NLEGAL]].astype(np.int64)
 
     @property
@@ -200,13 +254,21 @@ class FastTables:
         return self.S[:, : self.num_players, K.S_CHIPS].copy()
 
     def deal_of(self, b: int) -> Deal:
+        b = self.check_table(b)
         n = self.num_players
         hands = [[ALL_TILES[t] for t in range(K.NT) if (int(self.S[b, s, K.S_DEALT]) >> t) & 1] for s in range(n)]
         boneyard = [ALL_TILES[int(t)] for t in self.BONE[b, : self.T[b, K.T_BONE_END]]]
         return Deal.from_tiles(hands, boneyard)
 
     def reference_hand(self, b: int) -> Hand:
-        """Table ``b``'s current hand rebuilt in the reference engine (same deal, same decisions)."""
+        """Table ``b``'s current hand rebuilt in the reference engine (same deal, same decisions).
+
+        D16 penalties are replayed where they came, as many as there were; the fast engine
+        keeps only their count (a penalty's effect does not depend on the action tried), so
+        each is replayed as the lowest illegal action index at that point: chips, ledger and
+        position are exact, the text of a penalised attempt may differ from the one tried.
+        """
+        b = self.check_table(b)
         n = self.num_players
         hand = Hand(self.deal_of(b), on_set=int(self.T[b, K.T_ON_SET]),
                     chips=[int(c) for c in self.S[b, :n, K.S_CHIPS_HAND]],
@@ -214,8 +276,15 @@ class FastTables:
         count = int(self.T[b, K.T_NHIST])
         if count > K.MAX_HISTORY:
             raise RuntimeError(f"table {b}'s hand has {count} decisions, more than the {K.MAX_HISTORY} kept")
-        for a in self.H[b, :count]:
-            hand.step(index_to_action(int(a), hand))
+        for k in range(count + 1):
+            penalties = int(self.PEN[b, k]) if self.penalty else 0
+            if penalties:
+                legal = set(legal_mask(hand).nonzero()[0].tolist())
+                illegal = index_to_action(next(i for i in range(NUM_ACTIONS) if i not in legal), hand)
+                for _ in range(penalties):
+                    hand.step(illegal)
+            if k < count:
+                hand.step(index_to_action(int(self.H[b, k]), hand))
         return hand
 
     # ------------------------------------------------------- clone / restore
@@ -235,16 +304,48 @@ class FastTables:
         return {name: getattr(self, name).copy() for name in ARRAYS}
 
     def restore(self, snapshot: dict) -> None:
+        """Put a clone() back (checked first: a refused snapshot changes nothing)."""
+        self._check_snapshot(snapshot, lambda name: getattr(self, name).shape, "clone()")
         for name in ARRAYS:
             getattr(self, name)[...] = snapshot[name]
 
     def clone_table(self, b: int) -> dict:
+        b = self.check_table(b)
         return {name: getattr(self, name)[b].copy() for name in ARRAYS}
 
     def restore_table(self, b: int, snapshot: dict) -> None:
-        """Put a single-table snapshot (from any table of a batch of the same shape) into table ``b``."""
+        """Put a single-table snapshot (from any table of a batch with the same player count and
+        options) into table ``b`` (checked first: a refused snapshot changes nothing)."""
+        b = self.check_table(b)
+        self._check_snapshot(snapshot, lambda name: getattr(self, name).shape[1:], "clone_table()")
         for name in ARRAYS:
             getattr(self, name)[b] = snapshot[name]
+
+    def _check_snapshot(self, snapshot, shape_of, made_by: str) -> None:
+        if not isinstance(snapshot, dict) or set(snapshot) != set(ARRAYS):
+            keys = sorted(snapshot) if isinstance(snapshot, dict) else type(snapshot).__name__
+            raise ValueError(f"a snapshot must be a dict from {made_by} with keys {', '.join(ARRAYS)}; got {keys}")
+        for name in ARRAYS:
+            want, got = getattr(self, name), snapshot[name]
+            # (a table's R is a numpy scalar, which has a shape and dtype too)
+            if not isinstance(got, (np.ndarray, np.generic)) or got.shape != shape_of(name) \
+                    or got.dtype != want.dtype:
+                shown = f"{got.dtype} {got.shape}" if isinstance(got, (np.ndarray, np.generic)) else type(got).__name__
+                why = " (PEN's width depends on illegal_action)" if name == "PEN" else ""
+                raise ValueError(f"snapshot array {name} must be {want.dtype} of shape {shape_of(name)} "
+                                 f"(as {made_by} makes it for these tables){why}, got {shown}")
+        # Every array has the same shape for 3, 4 and 5 players: the deal tells them apart. A
+        # table that has started holds 8-n dealt tiles at each of its n seats and none beyond.
+        n = self.num_players
+        dealt = np.bitwise_count(snapshot["S"][..., K.S_DEALT].astype(np.uint32)).reshape(-1, K.MAX_SEATS)
+        fresh = (dealt == 0).all(axis=1)  # never reset: all zeros, fits any batch
+        ok = fresh | ((dealt[:, :n] == 8 - n).all(axis=1) & (dealt[:, n:] == 0).all(axis=1))
+        if not ok.all():
+            row = dealt[int(np.flatnonzero(~ok)[0])]
+            seats = int((row > 0).sum())
+            got = f"a {seats}-player table" if seats in (3, 4, 5) and (row[:seats] == 8 - seats).all() \
+                else f"no table of any player count (dealt tiles per seat: {row.tolist()})"
+            raise ValueError(f"the snapshot is of {got}, these tables are for {n} players")
 
     @property
     def nbytes(self) -> int:

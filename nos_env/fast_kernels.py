@@ -18,7 +18,14 @@ State of table b (all int32 unless noted):
 - ``R[b]`` (uint64): the table's SplitMix64 state (``rng.py``);
 - ``MASK[b, a]`` (int8): the legal actions of the seat to move;
 - ``LEGAL[b, i]`` (int16): the same actions as a sorted list, ``T_NLEGAL`` of them;
-- ``H[b, i]`` (int16): the decisions of the current hand (``T_NHIST`` of them).
+- ``H[b, i]`` (int16): the legal decisions of the current hand (``T_NHIST`` of them);
+- ``PEN[b, k]`` (int64): D16 penalties taken in the current hand after its first k legal
+  decisions (a penalty changes only chips, so where it came and how many is all there is
+  to keep); ``PEN[b, PEN_DIRTY]`` is 1 once the hand has any, so a new hand clears the row
+  only then. Without the penalty option PEN has one column, never read or written.
+
+Chips (``S_CHIPS`` ...) and the per-reason nets (``S_PAY``) are int32: the range checks of
+``options.py`` keep every value and every difference of them inside it.
 """
 
 from __future__ import annotations
@@ -112,9 +119,13 @@ for _i, _a in enumerate(ALL_ANNOUNCEMENTS):
  T_PREV_TILE, T_PREV_SEAT, T_PREV_OUT, T_PASSES, T_NOS, T_END, T_QPOS, T_HANDS_LEFT, T_HAND_INDEX,
  T_DONE, T_PLACED, T_NHIST, T_NLEGAL, T_CLOSE_RIGHT, T_CLOSE_WRONG) = range(24)
 NUM_T = 24
-#: Decisions kept per hand (for rebuilding it in the reference engine); a hand has
-#: at most about 180 without penalties. T_NHIST beyond it marks an overflow.
+#: Legal decisions kept per hand (for rebuilding it in the reference engine); a hand has
+#: at most about 180. T_NHIST beyond it marks an overflow. Penalised attempts (D16) are not
+#: decisions: they are counted in PEN, so a hand of any length fits.
 MAX_HISTORY = 256
+#: PEN's last column: the row holds counts of the current hand (cleared at the next hand).
+PEN_DIRTY = MAX_HISTORY + 1
+PEN_COLUMNS = MAX_HISTORY + 2
 #: The action value that leaves a table untouched for one ``step_batch`` call (self-play
 #: steps only the tables whose seat to move is an opponent).
 IDLE = -1
@@ -1057,6 +1068,16 @@ def reset_batch(T, S, A, L, BONE, R, MASK, LEGAL, n, hands, first_rule, chips, a
 
 
 @njit(**KERNEL)
+def first_beyond(S, n, guard):
+    """The first table with a seat's chips beyond +-guard, or -1 (penalty mode's check, options.py)."""
+    for b in range(S.shape[0]):
+        for s in range(n):
+            if S[b, s, S_CHIPS] > guard or S[b, s, S_CHIPS] < -guard:
+                return b
+    return -1
+
+
+@njit(**KERNEL)
 def first_illegal(MASK, actions):
     """The first table whose action is not legal, or -1 (IDLE tables are skipped)."""
     for b in range(MASK.shape[0]):
@@ -1066,7 +1087,34 @@ def first_illegal(MASK, actions):
 
 
 @njit(**KERNEL)
-def _step_one(T, S, A, L, BONE, R, MASK, LEGAL, H, b, n, a, auto, penalty, hands, first_rule, chips,
+def _clear_penalties(PEN, b):
+    """A new hand's penalty counts start at zero (a row is written only when it has any; without
+    the penalty option PEN has a single, unused column)."""
+    if PEN.shape[1] == PEN_COLUMNS and PEN[b, PEN_DIRTY]:
+        for k in range(PEN_COLUMNS):
+            PEN[b, k] = 0
+
+
+@njit(**KERNEL)
+def _penalise(T, S, PEN, b, n):
+    """D16 penalty option: 40 to every other player, the same seat again. A finished table
+    (autoreset off) has nobody to move and takes no penalty. A call of its own, so
+    _step_one's legal-action path stays as it was."""
+    seat = T[b, T_TO_MOVE]
+    if seat < 0:
+        return
+    for s in range(n):
+        if s != seat:
+            _pay(S, b, seat, s, PENALTY_PAYMENT, R_PENALTY)
+    # Counted where it came, not kept as a decision: the history stays bounded.
+    k = T[b, T_NHIST]
+    if k <= MAX_HISTORY:
+        PEN[b, k] += 1
+    PEN[b, PEN_DIRTY] = 1
+
+
+@njit(**KERNEL)
+def _step_one(T, S, A, L, BONE, R, MASK, LEGAL, H, PEN, b, n, a, auto, penalty, hands, first_rule, chips,
               rewards, terminated, final_chips, final_stats, current, autoreset):
     if a == IDLE:  # the table waits: nothing changes, nothing is paid, its obs row is not written
         for s in range(MAX_SEATS):
@@ -1076,26 +1124,25 @@ def _step_one(T, S, A, L, BONE, R, MASK, LEGAL, H, b, n, a, auto, penalty, hands
         return
     for s in range(MAX_SEATS):
         rewards[b, s] = S[b, s, S_CHIPS]
-    hand_index = T[b, T_HAND_INDEX]
     if MASK[b, a] == 0:
-        if penalty:  # D16 penalty option: 40 to every other player, the same seat again
-            seat = T[b, T_TO_MOVE]
-            for s in range(n):
-                if s != seat:
-                    _pay(S, b, seat, s, PENALTY_PAYMENT, R_PENALTY)
+        if penalty:
+            _penalise(T, S, PEN, b, n)
     else:
+        hand_index = T[b, T_HAND_INDEX]
         apply_action(T, S, A, L, BONE, b, n, a)
         settle(T, S, A, L, BONE, R, MASK, LEGAL, b, n, auto)
+        # The decision joins the hand's history, the one that ends the hand included; when a new
+        # hand of the session has started, its history starts empty instead.
+        if T[b, T_HAND_INDEX] == hand_index:
+            k = T[b, T_NHIST]
+            if k < MAX_HISTORY:
+                H[b, k] = a
+            T[b, T_NHIST] = k + 1
+        else:
+            _clear_penalties(PEN, b)
     for s in range(MAX_SEATS):
         rewards[b, s] = S[b, s, S_CHIPS] - rewards[b, s] + S[b, s, S_PENDING]
         S[b, s, S_PENDING] = 0
-    # The decision joins the hand's history, the one that ends the hand included; when a new
-    # hand or episode has started, its history starts empty instead.
-    if T[b, T_HAND_INDEX] == hand_index:
-        k = T[b, T_NHIST]
-        if k < MAX_HISTORY:
-            H[b, k] = a
-        T[b, T_NHIST] = k + 1
     terminated[b] = T[b, T_DONE]
     if T[b, T_DONE]:
         for s in range(MAX_SEATS):
@@ -1110,6 +1157,7 @@ def _step_one(T, S, A, L, BONE, R, MASK, LEGAL, H, b, n, a, auto, penalty, hands
                 final_stats[b, F_PAY + s * len(REASONS) + r] = S[b, s, S_PAY + r]
     if T[b, T_DONE] and autoreset:
         _reset_one(T, S, A, L, BONE, R, MASK, LEGAL, b, n, hands, first_rule, chips, auto)
+        _clear_penalties(PEN, b)
     current[b] = T[b, T_TO_MOVE]
 
 
@@ -1123,14 +1171,14 @@ def _observe_row(T, S, A, L, b, n, seat, obs, chip_scale):
 
 
 @njit(**KERNEL)
-def step_batch(T, S, A, L, BONE, R, MASK, LEGAL, H, n, actions, auto, penalty, hands, first_rule, chips,
+def step_batch(T, S, A, L, BONE, R, MASK, LEGAL, H, PEN, n, actions, auto, penalty, hands, first_rule, chips,
                rewards, terminated, final_chips, final_stats, current, obs, observe, chip_scale, autoreset):
     """One action per table (serial). Rewards are chip changes; a finished episode is reported
     in ``terminated`` with its final rewards and chips, then (with ``autoreset``) the table
     starts its next episode, whose own opening payments (a D12 forced set) wait in
     S_PENDING for the table's next step."""
     for b in range(T.shape[0]):
-        _step_one(T, S, A, L, BONE, R, MASK, LEGAL, H, b, n, actions[b], auto, penalty, hands, first_rule, chips,
+        _step_one(T, S, A, L, BONE, R, MASK, LEGAL, H, PEN, b, n, actions[b], auto, penalty, hands, first_rule, chips,
                   rewards, terminated, final_chips, final_stats, current, autoreset)
     if observe:
         for b in range(T.shape[0]):
@@ -1139,13 +1187,13 @@ def step_batch(T, S, A, L, BONE, R, MASK, LEGAL, H, n, actions, auto, penalty, h
 
 
 @njit(cache=True, parallel=True)
-def step_batch_parallel(T, S, A, L, BONE, R, MASK, LEGAL, H, n, actions, auto, penalty, hands, first_rule, chips,
+def step_batch_parallel(T, S, A, L, BONE, R, MASK, LEGAL, H, PEN, n, actions, auto, penalty, hands, first_rule, chips,
                         rewards, terminated, final_chips, final_stats, current, obs, observe, chip_scale,
                         autoreset):
     """step_batch over all cores: tables are independent. The observations are a second pass:
     interleaving their 4 KB rows with the steps pushes the state out of the caches (about 5%)."""
     for b in prange(T.shape[0]):
-        _step_one(T, S, A, L, BONE, R, MASK, LEGAL, H, b, n, actions[b], auto, penalty, hands, first_rule, chips,
+        _step_one(T, S, A, L, BONE, R, MASK, LEGAL, H, PEN, b, n, actions[b], auto, penalty, hands, first_rule, chips,
                   rewards, terminated, final_chips, final_stats, current, autoreset)
     if observe:
         for b in prange(T.shape[0]):

@@ -1,18 +1,120 @@
-"""Checks of the options the environments and the fast engine share (clear errors, one place)."""
+"""Checks of the arguments the engines, environments and the fast engine share (clear errors, one place).
+
+Every check raises ``ValueError`` naming the argument, what it got and what is allowed, and
+none of them converts: ``1.5`` chips, ``"500"`` chips or a seed of ``"7"`` are refused, not
+rounded or parsed. Callers check everything first and only then change any state.
+
+Chip ranges (one check, ``check_chips``, used by ``Hand``, ``Session``, the environments'
+options and ``FastTables``/``vector_env``; the same in both engines). The fast engine keeps
+chips in int32 fields (int64 ones cost it about 5% of its speed, docs/fast_engine.md), so
+the ranges make a wrap impossible instead:
+
+- chips enter an episode (``starting_chips``, a reset's ``chips``, ``load_deal``'s ``chips``,
+  ``Session(chips=)``) as integers within +-``CHIP_LIMIT`` (5e8);
+- without penalties a hand moves fewer than ``HAND_SWING`` (1e4) chips per seat (the most:
+  27 wrong closings at 160, 6,194 in all) and an episode has at most
+  ``MAX_HANDS_PER_EPISODE`` (1e4) hands, so no seat's chips ever leave +-``CHIP_GUARD`` (6e8);
+- D16 penalties are not bounded per hand: in penalty mode both engines refuse any step
+  (``OverflowError``, nothing changed) once a seat's chips lie beyond +-``CHIP_GUARD``;
+- a ``Hand`` accepts chips within +-(``CHIP_GUARD`` + ``HAND_SWING``): every hand an episode
+  can reach (a session carries its chips into each new hand).
+
+So chips stay within +-6.0001e8 and every difference of them (rewards, payments by reason,
+chips since the episode or hand began) within +-1.3e9, inside int32 (+-2.1e9).
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
+#: Chips may enter an episode within +-CHIP_LIMIT.
+CHIP_LIMIT = 5 * 10**8
+#: Hands per episode at most (the fast engine's hand and closing counters are int32 too).
+MAX_HANDS_PER_EPISODE = 10**4
+#: A hand moves fewer chips than this per seat, penalties aside.
+HAND_SWING = 10**4
+#: No episode gets beyond this without penalties; penalty-mode steps are refused beyond it.
+CHIP_GUARD = CHIP_LIMIT + MAX_HANDS_PER_EPISODE * HAND_SWING
+#: What a single Hand accepts: any hand an episode can reach.
+HAND_CHIP_LIMIT = CHIP_GUARD + HAND_SWING
+
+
+def is_integer(value: object) -> bool:
+    """A Python or numpy integer, not a bool (bool is an int subclass, but never a count)."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _shown(value: object) -> str:
+    return f"{value!r} ({type(value).__name__})"
+
+
+def check_int(name: str, value: object, low: int | None = None, high: int | None = None) -> int:
+    """``value`` as a Python int, if it is an integer within low..high (either bound optional)."""
+    bounds = ("" if low is None and high is None else
+              f" >= {low}" if high is None else f" in {low}..{high}")
+    if not is_integer(value):
+        raise ValueError(f"{name} must be an integer{bounds}, got {_shown(value)}")
+    value = int(value)
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise ValueError(f"{name} must be an integer{bounds}, got {value}")
+    return value
+
+
+def check_seat(name: str, value: object, num_players: int) -> int:
+    if not is_integer(value) or not 0 <= int(value) < num_players:
+        raise ValueError(f"{name} must be a seat 0..{num_players - 1} (an integer), got {_shown(value)}")
+    return int(value)
+
+
+def check_bool(name: str, value: object) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {_shown(value)}")
+    return bool(value)
+
+
+def check_seed(seed: object) -> int | None:
+    """None (fresh entropy) or any integer; the same check for every engine and API."""
+    if seed is None:
+        return None
+    if not is_integer(seed):
+        raise ValueError(f"seed must be an integer or None, got {_shown(seed)}")
+    return int(seed)
+
+
+def check_chip(name: str, value: object, limit: int = CHIP_LIMIT) -> int:
+    if not is_integer(value) or not -limit <= int(value) <= limit:
+        raise ValueError(f"{name} must be an integer within +-{limit:,} (nos_env/options.py), got {_shown(value)}")
+    return int(value)
+
+
+def check_chips(chips: object, num_players: int, name: str = "chips", limit: int = CHIP_LIMIT) -> list[int]:
+    """One integer per seat, each within +-limit, as a list of Python ints."""
+    if isinstance(chips, (str, bytes, dict)) or not hasattr(chips, "__len__") or not hasattr(chips, "__iter__"):
+        raise ValueError(f"{name} must be a sequence of {num_players} integers (one per seat), got {_shown(chips)}")
+    if isinstance(chips, np.ndarray) and chips.ndim != 1:
+        raise ValueError(f"{name} must be a sequence of {num_players} integers (one per seat), "
+                         f"got an array of shape {chips.shape}")
+    values = list(chips)
+    if len(values) != num_players:
+        raise ValueError(f"{name} needs one number per seat ({num_players}), got {len(values)}")
+    return [check_chip(f"{name}[{seat}]", c, limit) for seat, c in enumerate(values)]
+
+
+def check_chips_in_guard(chips, what: str) -> None:
+    """Penalty mode (D16): refuse a step once a seat's chips lie beyond +-CHIP_GUARD."""
+    if max(chips) > CHIP_GUARD or min(chips) < -CHIP_GUARD:
+        raise OverflowError(f"{what}: a seat's chips are beyond +-{CHIP_GUARD:,} ({list(chips)}), which no "
+                            f"game reaches without penalties; no further step is taken, so chips never "
+                            f"wrap (nos_env/options.py)")
+
 
 def check_options(hands_per_episode=1, illegal_action="raise", starting_chips=0, **scales) -> None:
     """Raise ``ValueError`` naming the first bad option; ``scales`` are positive numbers."""
-    if isinstance(hands_per_episode, bool) or not isinstance(hands_per_episode, int) or hands_per_episode < 1:
-        raise ValueError(f"hands_per_episode must be a positive integer, got {hands_per_episode!r}")
-    if illegal_action not in ("raise", "penalty"):
+    check_int("hands_per_episode", hands_per_episode, 1, MAX_HANDS_PER_EPISODE)
+    if not isinstance(illegal_action, str) or illegal_action not in ("raise", "penalty"):
         raise ValueError(f"illegal_action must be 'raise' or 'penalty', got {illegal_action!r}")
-    if isinstance(starting_chips, bool) or not isinstance(starting_chips, int):
-        raise ValueError(f"starting_chips must be an integer, got {starting_chips!r}")
+    check_chip("starting_chips", starting_chips)
     for name, value in scales.items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value) or value <= 0:
-            raise ValueError(f"{name} must be a positive number, got {value!r}")
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)) \
+                or not np.isfinite(value) or value <= 0:
+            raise ValueError(f"{name} must be a positive finite number, got {value!r}")

@@ -21,10 +21,63 @@ from .engine import Hand, Options
 from .tiles import tile_str
 
 FORMAT = "nos-hand-record/1"
+#: Keys every record needs; the others have defaults (format, first_hand, chips_start, options)
+#: or are outcomes checked by replay (announcement, phase, end_reason, chips, ledger).
+REQUIRED = ("hands", "boneyard_top_first", "on_set", "actions")
+OPTION_KEYS = ("auto_forced", "illegal")
 
 
-class RecordMismatch(AssertionError):
-    """A replay did not reproduce what the record says."""
+class RecordError(ValueError):
+    """A record that cannot be read or replayed: names the file (when loaded from one), the
+    key or the action index, and what is wrong."""
+
+    def __init__(self, message: str, path: str | Path | None = None, step: int | None = None):
+        self.path = None if path is None else str(path)
+        self.step = step
+        where = "record" + (f" {self.path}" if self.path else "") + (f", action {step}" if step is not None else "")
+        super().__init__(f"{where}: {message}")
+
+
+class RecordMismatch(RecordError, AssertionError):
+    """A replay did not reproduce what the record says (also an AssertionError, as before)."""
+
+
+class LoadedRecord(dict):
+    """A record read by :func:`load`: a plain dict that remembers its file for error messages."""
+
+    path: str | None = None
+
+
+def _path(record) -> str | None:
+    return getattr(record, "path", None)
+
+
+def check_record(record: object) -> None:
+    """Raise :class:`RecordError` for a missing key, an unknown option or a non-string action."""
+    path = _path(record)
+    if not isinstance(record, dict):
+        raise RecordError(f"a record must be a JSON object (dict), got {type(record).__name__}", path)
+    if record.get("format", FORMAT) != FORMAT:
+        raise RecordError(f"unknown record format {record.get('format')!r}, expected {FORMAT!r}", path)
+    missing = [k for k in REQUIRED if k not in record]
+    if missing:
+        raise RecordError(f"missing key(s) {missing}; a record needs {list(REQUIRED)}", path)
+    opts = record.get("options")
+    if opts is not None:
+        if not isinstance(opts, dict):
+            raise RecordError(f"'options' must be an object with keys among {list(OPTION_KEYS)}, got {opts!r}", path)
+        unknown = sorted(set(opts) - set(OPTION_KEYS))
+        if unknown:
+            raise RecordError(f"unknown option(s) {unknown}; known: {list(OPTION_KEYS)}", path)
+    actions = record["actions"]
+    if not isinstance(actions, list):
+        raise RecordError(f"'actions' must be a list of action texts, got {type(actions).__name__}", path)
+    for i, text in enumerate(actions):
+        if not isinstance(text, str):
+            raise RecordError(f"an action must be a text such as 'draw' or 'set 4-4', got {text!r}", path, i)
+    if "num_players" in record and isinstance(record["hands"], list) and record["num_players"] != len(record["hands"]):
+        raise RecordError(f"'num_players' is {record['num_players']!r} but 'hands' holds {len(record['hands'])}",
+                          path)
 
 
 def hand_record(hand: Hand) -> dict:
@@ -45,33 +98,44 @@ def hand_record(hand: Hand) -> dict:
 
 
 def start_from_record(record: dict) -> Hand:
-    """The hand a record starts from, before any action."""
-    if record.get("format", FORMAT) != FORMAT:
-        raise ValueError(f"unknown record format {record.get('format')!r}, expected {FORMAT!r}")
-    deal = Deal.from_tiles(record["hands"], record["boneyard_top_first"])
-    opts = record.get("options") or {}
-    return Hand(
-        deal,
-        on_set=record["on_set"],
-        chips=record.get("chips_start"),
-        first_hand=record.get("first_hand", False),
-        options=Options(**opts),
-    )
+    """The hand a record starts from, before any action (the record is checked first)."""
+    check_record(record)
+    path = _path(record)
+    try:
+        deal = Deal.from_tiles(record["hands"], record["boneyard_top_first"])
+    except ValueError as exc:
+        raise RecordError(f"bad deal ('hands', 'boneyard_top_first'): {exc}", path) from exc
+    try:
+        options = Options(**(record.get("options") or {}))
+        return Hand(
+            deal,
+            on_set=record["on_set"],
+            chips=record.get("chips_start"),
+            first_hand=record.get("first_hand", False),
+            options=options,
+        )
+    except ValueError as exc:
+        raise RecordError(f"bad start ('on_set', 'chips_start', 'first_hand', 'options'): {exc}", path) from exc
+
+
+def _step(hand: Hand, record: dict, i: int, text: str) -> None:
+    try:
+        hand.step(text)
+    except ValueError as exc:
+        raise RecordMismatch(f"{text!r} could not be replayed: {exc}", _path(record), i) from exc
 
 
 def replay(record: dict, verify: bool = True) -> Hand:
     """Replay a record's actions; with ``verify`` check chips, ledger and end."""
     hand = start_from_record(record)
     for i, text in enumerate(record["actions"]):
-        try:
-            hand.step(text)
-        except ValueError as exc:
-            raise RecordMismatch(f"action {i} ({text!r}) could not be replayed: {exc}") from exc
+        _step(hand, record, i, text)
     if verify:
         got = hand_record(hand)
         for key in ("chips", "ledger", "end_reason", "phase"):
             if key in record and record[key] != got[key]:
-                raise RecordMismatch(f"replay differs in {key}: record {record[key]!r}, replay {got[key]!r}")
+                raise RecordMismatch(f"replay differs in {key}: record {record[key]!r}, replay {got[key]!r}",
+                                     _path(record))
     return hand
 
 
@@ -96,10 +160,10 @@ def playthrough(record: dict) -> dict:
             steps.append(step)
 
     log_new_events(0, None)  # D12 forced decisions before the first choice
-    for text in record["actions"]:
+    for i, text in enumerate(record["actions"]):
         legal = hand.legal_action_texts()
         start = len(hand.events)
-        hand.step(text)
+        _step(hand, record, i, text)
         log_new_events(start, legal)
     out = dict(hand_record(hand))
     out["steps"] = steps
@@ -113,5 +177,15 @@ def save(record: dict, path: str | Path) -> None:
     Path(path).write_text(json.dumps(record, indent=1) + "\n")
 
 
-def load(path: str | Path) -> dict:
-    return json.loads(Path(path).read_text())
+def load(path: str | Path) -> LoadedRecord:
+    """Read a record (or playthrough) file; errors about it name the file."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except json.JSONDecodeError as exc:
+        raise RecordError(f"not JSON: {exc}", path) from exc
+    if not isinstance(data, dict):
+        raise RecordError(f"a record must be a JSON object, got {type(data).__name__}", path)
+    record = LoadedRecord(data)
+    record.path = str(path)
+    check_record(record)
+    return record

@@ -14,6 +14,8 @@ import numpy as np
 
 from .deal import Deal, check_num_players
 from .engine import DEFAULT_CHIPS, Hand, Options, Payment
+from .options import (HAND_CHIP_LIMIT, check_bool, check_chip, check_chips, check_int, check_seat, check_seed,
+                      is_integer)
 from .rng import SplitMix64
 
 
@@ -28,17 +30,23 @@ class Session:
         options: Options | None = None,
         rng: SplitMix64 | None = None,
     ):
-        self.num_players = check_num_players(num_players)
-        if num_hands is not None and (isinstance(num_hands, bool) or not isinstance(num_hands, int) or num_hands < 1):
-            raise ValueError(f"num_hands must be a positive integer or None, got {num_hands!r}")
+        # Everything is checked before anything is kept (options.py: the shared checks).
+        self.num_players = n = check_num_players(num_players)
+        if num_hands is not None:
+            num_hands = check_int("num_hands", num_hands, 1)
+        seed = check_seed(seed)
+        if rng is not None and not isinstance(rng, SplitMix64):
+            raise ValueError(f"rng must be a nos_env.rng.SplitMix64 or None, got {type(rng).__name__}")
+        chips = [check_chip("chips", chips)] * n if is_integer(chips) else check_chips(chips, n)
+        end_settlement = check_bool("end_settlement", end_settlement)
+        if options is not None and not isinstance(options, Options):
+            raise ValueError(f"options must be an Options or None, got {type(options).__name__}")
         self.num_hands = num_hands
         # Deals, setters and tie-breaks come from the stream all engines share (rng.py).
         if rng is None:
             rng = SplitMix64(seed if seed is not None else int(np.random.SeedSequence().entropy))
         self.rng = rng
-        self.chips = [int(chips)] * self.num_players if isinstance(chips, int) else [int(c) for c in chips]
-        if len(self.chips) != self.num_players:
-            raise ValueError(f"chips must have one entry per seat ({self.num_players})")
+        self.chips = chips
         self.end_settlement = end_settlement
         self.options = options
         self.hands: list[Hand] = []
@@ -66,39 +74,70 @@ class Session:
         the loser of the one before (D2 breaks ties); ``on_set`` and
         ``first_hand`` are refused there.
         """
+        # Every argument is checked before the first random draw, so a refused call leaves
+        # the session (its random stream included) as it was and the seed still replays it.
         if self.finished or self.hands_left == 0:
             raise RuntimeError("the session has no hands left")
         if self.current is not None and not self.current.over:
             raise RuntimeError("the current hand is not over yet")
+        n = self.num_players
+        if deal is not None:
+            if not isinstance(deal, Deal):
+                raise ValueError(f"deal must be a Deal or None, got {type(deal).__name__}")
+            if deal.num_players != n:
+                raise ValueError(f"the deal is for {deal.num_players} players, the session for {n}")
+        if first_hand is not None:
+            first_hand = check_bool("first_hand", first_hand)
+        if on_set is not None:
+            on_set = check_seat("on_set", on_set, n)
         if self.current is not None:
             if on_set is not None or first_hand is not None:
                 raise ValueError("after the first hand the loser of the last hand is on set "
                                  "(on_set and first_hand apply to the first hand only)")
-            self.chips = list(self.current.chips)
-            self.next_on_set = self._pick_loser(self.current)
-            hand = Hand(deal or Deal.random(self.num_players, self.rng), on_set=self.next_on_set,
-                        chips=self.chips, options=self.options)
+            chips = check_chips(self.current.chips, n, "chips carried into the next hand", HAND_CHIP_LIMIT)
+            rng = SplitMix64.from_state(self.rng.state)  # drawn from a copy, kept once the hand stands
+            next_on_set = self._pick_loser(self.current, rng)
+            hand = Hand(deal or Deal.random(n, rng), on_set=next_on_set, chips=chips, options=self.options)
+            self.chips = chips
+            self.next_on_set = next_on_set
+            self.rng.state = rng.state
         elif on_set is not None:
-            hand = Hand(deal or Deal.random(self.num_players, self.rng), on_set=on_set,
-                        chips=self.chips, options=self.options)
+            if first_hand:
+                # The first-hand rule names its own setter; a given one must be that seat (Hand checks).
+                hand = self._first_hand(deal, on_set)
+            else:
+                rng = SplitMix64.from_state(self.rng.state)
+                hand = Hand(deal or Deal.random(n, rng), on_set=on_set, chips=self.chips, options=self.options)
+                self.rng.state = rng.state
         elif first_hand is None or first_hand:
-            while deal is None:  # a deal without any double is shuffled again
-                deal = Deal.random(self.num_players, self.rng)
-                if not any(t[0] == t[1] for h in deal.hands for t in h):
-                    deal = None
-            hand = Hand(deal, chips=self.chips, first_hand=True, options=self.options)
+            hand = self._first_hand(deal, None)
         else:  # D20
+            rng = SplitMix64.from_state(self.rng.state)
             if deal is None:
-                deal = Deal.random(self.num_players, self.rng)
-            hand = Hand(deal, on_set=self.rng.below(self.num_players), chips=self.chips, options=self.options)
+                deal = Deal.random(n, rng)
+            hand = Hand(deal, on_set=rng.below(n), chips=self.chips, options=self.options)
+            self.rng.state = rng.state
         self.hands.append(hand)
         return hand
 
-    def _pick_loser(self, hand: Hand) -> int:
+    def _first_hand(self, deal: Deal | None, on_set: int | None) -> Hand:
+        """Section 2: the holder of the highest double sets it; a deal without any double is
+        shuffled again (a given deal without one is refused by Hand)."""
+        rng = SplitMix64.from_state(self.rng.state)
+        while deal is None:
+            deal = Deal.random(self.num_players, rng)
+            if not any(t[0] == t[1] for h in deal.hands for t in h):
+                deal = None
+        hand = Hand(deal, on_set=on_set, chips=self.chips, first_hand=True, options=self.options)
+        self.rng.state = rng.state
+        return hand
+
+    def _pick_loser(self, hand: Hand, rng: SplitMix64 | None = None) -> int:
+        rng = self.rng if rng is None else rng
         losers = hand.losers
         if len(losers) == 1:
             return losers[0]
-        return losers[self.rng.below(len(losers))]  # D2
+        return losers[rng.below(len(losers))]  # D2
 
     def finish(self) -> list[int]:
         """End the session; returns the final chips (after D15 if enabled)."""

@@ -30,6 +30,14 @@ reward is ever lost and every episode's rewards add up to its chip change.
 Seeding: table b draws from SplitMix64 seeded with ``seed + b``: it plays the
 same games as ``nos_env.env()`` after ``reset(seed=seed + b)`` (and then plain
 resets), on either backend.
+
+Bad input: ``actions`` must be an integer array of shape [B] with values
+0..556 (float, bool or string arrays are refused, not converted); a table
+index ``b`` must be 0..B-1 (negative ones are refused, not counted from the
+end); a snapshot goes back only into tables of the same player count and
+shapes. Every refused call raises ValueError naming what was wrong and what is
+allowed (IllegalActionError, a ValueError, for an action outside the mask, D16)
+and changes nothing, the random streams included.
 """
 
 from __future__ import annotations
@@ -40,7 +48,7 @@ from . import fast_kernels as K
 from .deal import Deal
 from .engine import DEFAULT_CHIPS
 from .fast_engine import FastTables
-from .options import check_options
+from .options import check_bool, check_options, check_seed
 
 
 def vector_env(num_envs: int, num_players: int = 4, seed: int | None = None, **options) -> "NosVectorEnv":
@@ -64,6 +72,7 @@ class NosVectorEnv:
         copy_observations: bool = True,
     ):
         check_options(reward_scale=reward_scale)
+        check_bool("copy_observations", copy_observations)
         self.tables = FastTables(num_envs, num_players, seed, hands_per_episode, first_hand_rule,
                                  starting_chips, illegal_action, auto_forced, chip_scale)
         self.num_envs = self.tables.num_envs
@@ -75,6 +84,7 @@ class NosVectorEnv:
     # ------------------------------------------------------------------ api
     def reset(self, seed: int | None = None):
         """Start a new episode at every table; returns (obs, masks, current)."""
+        seed = check_seed(seed)  # before anything changes
         if seed is not None:
             self.tables.seed(seed)
         self.tables.reset_tables()
@@ -89,6 +99,7 @@ class NosVectorEnv:
         """
         if self._needs_reset:
             raise RuntimeError("call reset() before step()")
+        observe = check_bool("observe", observe)
         rewards, terminated, final_chips, current, obs = self.tables.step(actions, observe=observe)
         if obs is not None and self.copy_observations:
             obs = obs.copy()
@@ -118,7 +129,9 @@ class NosVectorEnv:
         """Start table ``b`` from a given deal and seat on set (engine text tiles: ``Deal.from_tiles``).
 
         Before the first ``reset()``, every table is reset first, so the others hold real games too.
+        Every argument is checked before anything changes (that reset included).
         """
+        self.tables.check_load_deal(b, deal, on_set, chips, first_hand)
         if self._needs_reset:
             self.reset()
         self.tables.load_deal(b, deal, on_set, chips, first_hand)
