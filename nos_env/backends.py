@@ -64,7 +64,13 @@ class ReferenceBackend:
     def step(self, index: int) -> list[int]:
         hand = self.hand
         before = list(hand.chips)
-        hand.step(index_to_action(index, hand))  # IllegalActionError (D16) leaves it unchanged
+        action = index_to_action(index, hand)
+        if legal_mask(hand)[index]:
+            hand.step(action)
+        else:
+            # Legal is what the mask says, as in the fast engine: a double's second-side index
+            # names the same play as its first-side one but is not in the mask (D16 applies).
+            hand.refuse(action)  # IllegalActionError leaves the hand unchanged
         if hand.over:
             if self.session.hands_left:
                 self.hand = hand = self.session.start_hand()

@@ -40,7 +40,9 @@ WRONG_CLOSE_PAYMENT = 40
 PENALTY_PAYMENT = 40  # D16, penalty option
 
 PHASES = ("set", "announce", "declare", "immediate", "play", "over")
-END_REASONS = ("out", "close", "blocked")  # D23: the three ways a hand ends
+END_REASONS = ("out", "close", "blocked")
+#: How a D16 penalised attempt is kept in :attr:`Hand.actions` (and in records).
+ILLEGAL_PREFIX = "illegal "  # D23: the three ways a hand ends
 
 
 class IllegalActionError(ValueError):
@@ -336,22 +338,38 @@ class Hand:
         """
         if self.phase == "over":
             raise IllegalActionError(action, [], None, "over")
+        if isinstance(action, str) and action.startswith(ILLEGAL_PREFIX):
+            return self.refuse(action[len(ILLEGAL_PREFIX):])  # a recorded D16 penalty, replayed
         if self.options.illegal == "penalty":  # D16 penalties are unbounded: never let chips wrap (options.py)
             check_chips_in_guard(self.chips, "penalty mode")
         action = self.resolve(action)
         legal = self.legal_actions()
         if action not in legal:
-            if self.options.illegal == "penalty":
-                return self._penalise(action)
-            raise IllegalActionError(action, [format_action(a) for a in legal], self.to_move, self.phase)
+            return self.refuse(action)
         self.actions.append(format_action(action))
         payments = self._apply(action, automatic=False)
         self._advance_automatic()
         return payments
 
+    def refuse(self, action: Action | str) -> list[Payment]:
+        """D16 for an attempt the caller has found illegal: raise :class:`IllegalActionError`
+        (the hand unchanged), or with the penalty option charge it. An environment calls this
+        for an action index outside the mask even where the index's text names a legal action
+        (a double's second-side index, which the mask leaves out)."""
+        if self.phase == "over":
+            raise IllegalActionError(action, [], None, "over")
+        if isinstance(action, str):
+            action = parse_action(action)
+        if self.options.illegal != "penalty":
+            raise IllegalActionError(action, self.legal_action_texts(), self.to_move, self.phase)
+        check_chips_in_guard(self.chips, "penalty mode")  # D16 penalties are unbounded (options.py)
+        return self._penalise(action)
+
     def _penalise(self, action: Action) -> list[Payment]:
         seat = self.to_move
-        self.actions.append(format_action(action))  # replaying it repeats the penalty
+        # Recorded as "illegal <action>", so a replay repeats the penalty even for an attempt
+        # whose text alone would be legal (see refuse).
+        self.actions.append(ILLEGAL_PREFIX + format_action(action))
         pays = [self._pay(seat, other, PENALTY_PAYMENT, "penalty") for other in self._others(seat)]
         self.events.append(Event(seat, f"illegal {format_action(action)}", pays))
         return pays

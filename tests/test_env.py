@@ -430,3 +430,47 @@ def test_the_finished_hand_is_complete_on_both_backends():
             if term:
                 hand = e.unwrapped.hand
                 assert hand.over and hand.chips == e.unwrapped.chips
+
+
+def _at_a_double_play(e, seed):
+    """Random legal play until the agent to move may play a double; returns its side-0 index."""
+    from nos_env.encoding import PLAY0
+    from nos_env.tiles import ALL_TILES
+
+    e.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    while True:
+        mask = e.last()[0]["action_mask"]
+        for i in np.flatnonzero(mask):
+            if i >= PLAY0 and i != len(mask) - 1:
+                tile = ALL_TILES[(i - PLAY0) // 8]
+                if tile[0] == tile[1]:
+                    return int(i)
+        e.step(int(rng.choice(np.flatnonzero(mask))))
+
+
+@pytest.mark.parametrize("illegal", ["raise", "penalty"])
+def test_a_doubles_second_side_index_is_illegal_on_both_backends(backend, illegal):
+    """Index = 108 + ((tile*4 + arm)*2 + side)*2 + close: for a double both sides leave the same
+    number outward, and the mask holds side 0 only. The index outside the mask is illegal (D16) on
+    both backends, though its text names a legal play; a penalised one replays as a penalty."""
+    e = nos_env.env(num_players=4, backend=backend, illegal_action=illegal)
+    legal_index = _at_a_double_play(e, seed=5)
+    alias = legal_index + 2  # side 1
+    raw = e.unwrapped
+    assert e.last()[0]["action_mask"][alias] == 0
+    assert raw.action_to_text(alias) == raw.action_to_text(legal_index)
+    seat, chips = raw.backend.to_move, list(raw.chips)
+    if illegal == "raise":
+        with pytest.raises(IllegalActionError):
+            e.step(alias)
+        assert raw.chips == chips and raw.backend.to_move == seat
+        return
+    e.step(alias)
+    assert raw.backend.to_move == seat  # the same player again
+    # D16 penalty: 40 from the player to each of the other three.
+    assert [raw.chips[s] - chips[s] for s in range(4)] == [-120 if s == seat else 40 for s in range(4)]
+    hand = raw.hand
+    assert hand.actions[-1].startswith("illegal ")
+    again = replay(hand_record(hand))
+    assert again.chips == raw.chips and again.to_move == seat
