@@ -4,9 +4,17 @@ Every expected value in this file (legal announcements, legal actions, chips,
 whose turn it is) was derived by hand from RULES.md, never copied from the
 engine's output. Deals are 4 players, 4 tiles each, 12 in the boneyard; seat
 0 (A) is on set, so normal play starts with seat 1 (B), then C=2, D=3, A=0.
-Unless noted, no seat other than the setter holds a double that fits an empty
-arm, so no immediate-double window opens (section 6), and nobody holds 3+
-doubles, so no declare question is asked (section 5).
+
+D25 (every decision presented, D12 off, the default): after the announcement
+the declaration window asks every seat (B, C, D, then A), and the
+immediate-double window asks B, C and D (not the setter), B again after each
+double he places. Nobody here holds 3+ doubles, so each declaration question
+has the single action ``no-declare`` (section 5, D8). Unless noted, no seat
+other than the setter holds a double that fits an empty arm, so each immediate
+question has the single action ``decline`` (section 6), and
+:func:`through_forced_windows` walks both windows, checking that order and
+that single action. Where someone has a double to place, the immediate window
+is written out with :func:`expect_immediate` (an empty set means: decline only).
 
 Legal plays are listed once in the expected sets; every play is also legal
 with " close" (section 9), which :func:`expect_turn` adds.
@@ -67,6 +75,40 @@ def expect_immediate(h: Hand, seat: int, options: set[str]) -> None:
     assert h.phase == "immediate"
     assert h.to_move == seat
     assert legal(h) == set(options) | {"decline"}
+
+
+def through_forced_windows(h: Hand, declare: bool = True, immediate: bool = True) -> None:
+    """Walk the D25 windows where nobody has a choice, checking the rule as it goes.
+
+    The declaration window must ask every seat in turn order from left of the
+    setter, the setter last, each with ``no-declare`` as his only action (D25,
+    D8, D9); the immediate-double window must ask every seat but the setter,
+    from left of the setter, each with ``decline`` as his only action (D25, D10).
+    Only for windows in which EVERY asked seat is forced; a test with a real
+    choice in a window writes those steps out, and then passes ``declare=False``
+    (the declarations were written out) or ``immediate=False`` (stop when the
+    immediate window opens).
+    """
+    n, setter = h.num_players, h.on_set
+    order = [(setter + i) % n for i in range(1, n + 1)]  # left of the setter, ..., the setter
+    if declare:
+        for seat in order:
+            assert (h.phase, h.to_move) == ("declare", seat), (
+                f"D25: the declaration window should ask seat {seat}; got {h.phase!r}, seat {h.to_move}")
+            assert h.legal_action_texts() == ["no-declare"], (
+                f"seat {seat} should be forced to no-declare; legal: {h.legal_action_texts()}")
+            h.step("no-declare")
+    assert (h.phase, h.to_move) == ("immediate", order[0]), (
+        f"D25: the immediate window should open with seat {order[0]}; got {h.phase!r}, seat {h.to_move}")
+    if immediate:
+        for seat in order[:-1]:  # the setter is not asked (section 6)
+            assert (h.phase, h.to_move) == ("immediate", seat), (
+                f"D25: the immediate window should ask seat {seat}; got {h.phase!r}, seat {h.to_move}")
+            assert h.legal_action_texts() == ["decline"], (
+                f"seat {seat} should be forced to decline; legal: {h.legal_action_texts()}")
+            h.step("decline")
+        # Nobody placed a double, so nobody owes a wait: play starts left of the setter.
+        assert (h.phase, h.to_move) == ("play", order[0])
 
 
 def announcements(h: Hand) -> set[str]:
