@@ -4,9 +4,17 @@ Every expected value in this file (legal announcements, legal actions, chips,
 whose turn it is) was derived by hand from RULES.md, never copied from the
 engine's output. Deals are 4 players, 4 tiles each, 12 in the boneyard; seat
 0 (A) is on set, so normal play starts with seat 1 (B), then C=2, D=3, A=0.
-Unless noted, no seat other than the setter holds a double that fits an empty
-arm, so no immediate-double window opens (section 6), and nobody holds 3+
-doubles, so no declare question is asked (section 5).
+
+D25 (every decision presented, D12 off, the default): after the announcement
+the declaration window asks every seat (B, C, D, then A), and the
+immediate-double window asks B, C and D (not the setter), B again after each
+double he places. Nobody here holds 3+ doubles, so each declaration question
+has the single action ``no-declare`` (section 5, D8). Unless noted, no seat
+other than the setter holds a double that fits an empty arm, so each immediate
+question has the single action ``decline`` (section 6), and
+:func:`through_forced_windows` walks both windows, checking that order and
+that single action. Where someone has a double to place, the immediate window
+is written out with :func:`expect_immediate` (an empty set means: decline only).
 
 Legal plays are listed once in the expected sets; every play is also legal
 with " close" (section 9), which :func:`expect_turn` adds.
@@ -67,6 +75,40 @@ def expect_immediate(h: Hand, seat: int, options: set[str]) -> None:
     assert h.phase == "immediate"
     assert h.to_move == seat
     assert legal(h) == set(options) | {"decline"}
+
+
+def through_forced_windows(h: Hand, declare: bool = True, immediate: bool = True) -> None:
+    """Walk the D25 windows where nobody has a choice, checking the rule as it goes.
+
+    The declaration window must ask every seat in turn order from left of the
+    setter, the setter last, each with ``no-declare`` as his only action (D25,
+    D8, D9); the immediate-double window must ask every seat but the setter,
+    from left of the setter, each with ``decline`` as his only action (D25, D10).
+    Only for windows in which EVERY asked seat is forced; a test with a real
+    choice in a window writes those steps out, and then passes ``declare=False``
+    (the declarations were written out) or ``immediate=False`` (stop when the
+    immediate window opens).
+    """
+    n, setter = h.num_players, h.on_set
+    order = [(setter + i) % n for i in range(1, n + 1)]  # left of the setter, ..., the setter
+    if declare:
+        for seat in order:
+            assert (h.phase, h.to_move) == ("declare", seat), (
+                f"D25: the declaration window should ask seat {seat}; got {h.phase!r}, seat {h.to_move}")
+            assert h.legal_action_texts() == ["no-declare"], (
+                f"seat {seat} should be forced to no-declare; legal: {h.legal_action_texts()}")
+            h.step("no-declare")
+    assert (h.phase, h.to_move) == ("immediate", order[0]), (
+        f"D25: the immediate window should open with seat {order[0]}; got {h.phase!r}, seat {h.to_move}")
+    if immediate:
+        for seat in order[:-1]:  # the setter is not asked (section 6)
+            assert (h.phase, h.to_move) == ("immediate", seat), (
+                f"D25: the immediate window should ask seat {seat}; got {h.phase!r}, seat {h.to_move}")
+            assert h.legal_action_texts() == ["decline"], (
+                f"seat {seat} should be forced to decline; legal: {h.legal_action_texts()}")
+            h.step("decline")
+        # Nobody placed a double, so nobody owes a wait: play starts left of the setter.
+        assert (h.phase, h.to_move) == ("play", order[0])
 
 
 def announcements(h: Hand) -> set[str]:
@@ -273,11 +315,20 @@ def test_game1_ordinary_worked_example_1_section13():
     h.step("set 2-3")
     assert h.chips == [485, 505, 505, 505]
     h.step("announce ordinary")
-    # L0 is the 2 side, L1 the 3 side (section 3); B has no fitting double.
+    through_forced_windows(h, immediate=False)  # nobody holds 3 doubles
+    # L0 is the 2 side, L1 the 3 side (section 3). D25: B is asked first, with no
+    # fitting double: decline only.
+    expect_immediate(h, 1, set())
+    h.step("decline")
     expect_immediate(h, 2, {"immediate 3-3 L1 out 3"})
     h.step("immediate 3-3 L1 out 3")
     assert h.chips == [482, 505, 508, 505]
-    # D's [6-6] fits neither 2 nor 3: nobody else is asked. Play starts at B.
+    # C is asked again (nothing left to place); D's [6-6] fits neither 2 nor 3.
+    expect_immediate(h, 2, set())
+    h.step("decline")
+    expect_immediate(h, 3, set())
+    h.step("decline")
+    # The setter is not asked. Play starts at B.
     expect_turn(h, 1, {"play 2-6 L0 out 6", "play 1-3 L1 out 1"})
     h.step("play 2-6 L0 out 6")
     # C's turn is the automatic wait (section 6); D is next.
@@ -297,6 +348,7 @@ def test_game1_line_on_double_arms_distinct_no_cross_phase_d24():
     h.step("set 6-6")
     assert h.chips == [518, 494, 494, 494]
     h.step("announce ordinary")
+    through_forced_windows(h)
     # D24: L0 and L1 of a double are distinct actions.
     expect_turn(h, 1, {"play 3-6 L0 out 3", "play 3-6 L1 out 3"})
     h.step("play 3-6 L0 out 3")
@@ -315,7 +367,8 @@ def test_game2_ordinary_cross_phase_forbids_second_tile():
     h.step("set 5-5")
     assert h.chips == [515, 495, 495, 495]
     h.step("announce ordinary cross")
-    # Only [5-5] could be an immediate double: no window.
+    # Only [5-5] could be an immediate double: every window question is forced (D25).
+    through_forced_windows(h)
     expect_turn(h, 1, {"play 0-5 C0 out 0", "play 0-5 C1 out 0", "play 0-5 C2 out 0",
                        "play 0-5 C3 out 0"})  # D24
     h.step("play 0-5 C0 out 0")
@@ -341,6 +394,7 @@ def test_game3_ordinary_double_cross_worked_example_5():
     )
     h.step("set 5-5")
     h.step("announce ordinary double cross")
+    through_forced_windows(h)
     expect_turn(h, 1, {"play 0-5 C0 out 0", "play 0-5 C1 out 0", "play 0-5 C2 out 0",
                        "play 0-5 C3 out 0"})
     h.step("play 0-5 C0 out 0")
@@ -389,6 +443,7 @@ def test_game4_matador_line_matching_and_immediate_doubles():
     h.step("set 2-3")
     assert h.chips == [485, 505, 505, 505]
     h.step("announce matador")
+    through_forced_windows(h, immediate=False)  # nobody holds 3 doubles
     # Section 3: [0-0] is a matador and goes on any open end; [5-5] fits 2 (5+2=7).
     expect_immediate(h, 1, {"immediate 0-0 L0 out 0", "immediate 0-0 L1 out 0",
                             "immediate 5-5 L0 out 5"})
@@ -397,7 +452,12 @@ def test_game4_matador_line_matching_and_immediate_doubles():
     # D10: B is asked again while a double still fits a free arm.
     expect_immediate(h, 1, {"immediate 5-5 L0 out 5"})
     h.step("decline")
-    # C's [1-1] and D's [6-6], [3-3] fit nothing: play. B's first turn is his wait.
+    # C's [1-1] and D's [6-6], [3-3] fit nothing (1+2, 6+2, 3+2 are not 7; L1 is taken):
+    # D25 asks them all the same, decline only. Then play: B's first turn is his wait.
+    expect_immediate(h, 2, set())
+    h.step("decline")
+    expect_immediate(h, 3, set())
+    h.step("decline")
     last_event_is_wait(h, 1)
     # L0 open 2: a five (out the other number) or a matador either way round;
     # L1 open 0: only a matador.
@@ -423,14 +483,20 @@ def test_game5_matador_cross():
     h.step("set 4-4")
     assert h.chips == [512, 496, 496, 496]
     h.step("announce matador cross")
+    through_forced_windows(h, immediate=False)  # nobody holds 3 doubles
     expect_immediate(h, 1, {"immediate 3-3 C0 out 3", "immediate 3-3 C1 out 3",
                             "immediate 3-3 C2 out 3", "immediate 3-3 C3 out 3"})
     h.step("immediate 3-3 C0 out 3")
     assert h.chips == [509, 499, 496, 496]
+    expect_immediate(h, 1, set())  # D25: asked again; no other double
+    h.step("decline")
     expect_immediate(h, 2, {"immediate 0-0 C1 out 0", "immediate 0-0 C2 out 0",
                             "immediate 0-0 C3 out 0"})
     h.step("decline")
-    # D's [2-2] does not fit 4. B waits (the cross phase never defers a wait, D11).
+    # D's [2-2] does not fit 4 (2+4=6): decline only (D25).
+    expect_immediate(h, 3, set())
+    h.step("decline")
+    # B waits (the cross phase never defers a wait, D11).
     last_event_is_wait(h, 1)
     # C0 (open 3) would take C's [1-4], [4-5] but the cross phase forbids a second tile.
     expect_turn(h, 2, {"play 0-0 C1 out 0", "play 0-0 C2 out 0", "play 0-0 C3 out 0",
@@ -461,6 +527,7 @@ def test_game6_matador_double_cross_compulsory_double_or_matador():
     assert h.chips == [518, 494, 494, 494]
     h.step("announce matador double cross")
     # Only [1-1] and [0-0] could go at once on 6; both are in the boneyard.
+    through_forced_windows(h)
     expect_turn(h, 1, {f"play 1-3 C{i} out 3" for i in range(4)}
                 | {f"play 3-4 C{i} out {o}" for i in range(4) for o in (3, 4)})
     h.step("play 1-3 C0 out 3")
@@ -517,6 +584,7 @@ def test_game7_ordinary_cross_then_matador():
     h.step("set 3-3")
     assert h.chips == [509, 497, 497, 497]
     h.step("announce ordinary cross then matador")
+    through_forced_windows(h)
     expect_turn(h, 1, {f"play 3-5 C{i} out 5" for i in range(4)})
     h.step("play 3-5 C0 out 5")
     expect_turn(h, 2, {"play 3-6 C1 out 6", "play 3-6 C2 out 6", "play 3-6 C3 out 6"})
@@ -545,6 +613,7 @@ def test_game8_ordinary_cross_then_matador_double_cross():
     assert h.chips == [506, 498, 498, 498]
     h.step("announce ordinary cross then matador double cross")
     # Ordinary cross on 2: only [2-2] could go at once; C's [0-0] is an ordinary tile.
+    through_forced_windows(h)
     expect_turn(h, 1, {f"play 2-6 C{i} out 6" for i in range(4)})
     h.step("play 2-6 C0 out 6")
     expect_turn(h, 2, {"play 2-3 C1 out 3", "play 2-3 C2 out 3", "play 2-3 C3 out 3"})
@@ -574,6 +643,7 @@ def test_game9_matador_cross_then_ordinary():
     )
     h.step("set 5-5")
     h.step("announce matador cross then ordinary")
+    through_forced_windows(h)
     # Matador cross on 5: twos (out the other number), matadors either way.
     expect_turn(h, 1, {f"play 2-6 C{i} out 6" for i in range(4)}
                 | {f"play 1-2 C{i} out 1" for i in range(4)}
@@ -608,10 +678,16 @@ def test_game10_dead_arm_worked_example_8():
     h.step("set 4-4")
     assert h.chips == [512, 496, 496, 496]
     h.step("announce matador cross then ordinary double cross")
+    through_forced_windows(h, immediate=False)  # nobody holds 3 doubles
+    # Matador cross on 4: [3-3] (3+4=7) fits; B's [2-2] does not (2+4=6).
     expect_immediate(h, 1, {f"immediate 3-3 C{i} out 3" for i in range(4)})
     h.step("immediate 3-3 C0 out 3")
     assert h.chips == [509, 499, 496, 496]
-    last_event_is_wait(h, 1)  # nobody else fits 4 at once; B's first turn is the wait
+    # D25: B asked again, then C ([5-5]) and D ([6-6]): nothing fits 4, decline only.
+    for seat in (1, 2, 3):
+        expect_immediate(h, seat, set())
+        h.step("decline")
+    last_event_is_wait(h, 1)  # B's first turn is the wait
     expect_turn(h, 2, {"play 3-5 C1 out 5", "play 3-5 C2 out 5", "play 3-5 C3 out 5"})
     h.step("play 3-5 C1 out 5")
     expect_turn(h, 3, {"play 3-6 C2 out 6", "play 3-6 C3 out 6"})
@@ -642,10 +718,18 @@ def test_game11_first_worked_example_2_d4_d11():
     h.step("set 2-4")
     assert h.chips == [482, 506, 506, 506]
     h.step("announce ordinary FIRST(L0,3)")
+    through_forced_windows(h, immediate=False)  # nobody holds 3 doubles
+    # D25: B's [0-0] fits neither the open 2 nor the open 4: decline only.
+    expect_immediate(h, 1, set())
+    h.step("decline")
     # Side conditions do not stop immediate doubles: [4-4] on the locked L1.
     expect_immediate(h, 2, {"immediate 4-4 L1 out 4"})
     h.step("immediate 4-4 L1 out 4")
     assert h.chips == [478, 506, 510, 506]
+    # C asked again, then D (no double): decline only.
+    for seat in (2, 3):
+        expect_immediate(h, seat, set())
+        h.step("decline")
     # L1 is locked until L0 holds 3: B's [1-4] may not go on the 4.
     expect_turn(h, 1, {"play 2-6 L0 out 6"})
     h.step("play 2-6 L0 out 6")
@@ -676,6 +760,7 @@ def test_game11_fhtt_switch_worked_example_6():
     h.step("set 3-5")
     assert h.chips == [476, 508, 508, 508]
     h.step("announce ordinary FHTT(L1) +switch")
+    through_forced_windows(h)
     # First tile on the 5 (L1), ordinary; L0 is locked ([0-3], [3-4] excluded).
     expect_turn(h, 1, {"play 2-5 L1 out 2"})
     h.step("play 2-5 L1 out 2")
@@ -699,9 +784,14 @@ def test_game11_fhtt_other_side_immediate_double_defers_wait_d11():
     h.step("set 2-5")
     assert h.chips == [479, 507, 507, 507]
     h.step("announce ordinary FHTT(L0)")
+    through_forced_windows(h, immediate=False)  # nobody holds 3 doubles
     expect_immediate(h, 1, {"immediate 5-5 L1 out 5"})
     h.step("immediate 5-5 L1 out 5")
     assert h.chips == [474, 512, 507, 507]
+    # D25: B asked again, C (no double), D ([1-1] fits neither 2 nor 5): decline only.
+    for seat in (1, 2, 3):
+        expect_immediate(h, seat, set())
+        h.step("decline")
     expect_turn(h, 1, {"play 2-6 L0 out 6"})  # no wait yet; [1-5] on L1 locked
     h.step("play 2-6 L0 out 6")
     expect_turn(h, 2, {"play 5-6 L0 out 5", "play 5-6 L1 out 6"})
@@ -726,6 +816,7 @@ def test_game11_matador_fhtt_locks():
     h.step("set 1-3")
     assert h.chips == [488, 504, 504, 504]
     h.step("announce matador FHTT(L1)")
+    through_forced_windows(h)
     # L0 locked: B's [2-6], [0-6] (6+1=7) excluded; the matador either way on L1.
     expect_turn(h, 1, {"play 3-4 L1 out 3", "play 3-4 L1 out 4"})
     h.step("play 3-4 L1 out 4")
@@ -747,9 +838,14 @@ def test_game11_immediate_double_counts_for_first_d4():
     h.step("set 1-2")
     assert h.chips == [491, 503, 503, 503]
     h.step("announce matador FIRST(L0,2)")
+    through_forced_windows(h, immediate=False)  # nobody holds 3 doubles
     expect_immediate(h, 1, {"immediate 6-6 L0 out 6"})  # 6+1=7; L1's 2 wants [5-5]
     h.step("immediate 6-6 L0 out 6")
     assert h.chips == [485, 509, 503, 503]
+    # D25: B asked again, C (no double), D ([1-1]: 1+2 is not 7): decline only.
+    for seat in (1, 2, 3):
+        expect_immediate(h, seat, set())
+        h.step("decline")
     last_event_is_wait(h, 1)  # L0 is never locked under FIRST(L0,k)
     # L1 locked (L0 holds 1 of 2): C's [0-5] (5+2=7) excluded.
     expect_turn(h, 2, {"play 1-3 L0 out 3", "play 2-5 L0 out 2", "play 2-5 L0 out 5"})
@@ -769,14 +865,22 @@ def test_game11_switch_during_immediate_window_d22():
     h.step("set 1-4")
     assert h.chips == [485, 505, 505, 505]
     h.step("announce ordinary FIRST(L0,1) +switch")
+    through_forced_windows(h, immediate=False)  # nobody holds 3 doubles
     expect_immediate(h, 1, {"immediate 1-1 L0 out 1", "immediate 4-4 L1 out 4"})
     h.step("immediate 1-1 L0 out 1")
     assert h.chips == [484, 506, 505, 505]
-    # D4 + D22: L0 holds 1, the switch is on: L1 (open 4) is matador now. B's
-    # [4-4] no longer fits; C's [3-3] does (3+4=7).
+    # D4 + D22: L0 holds 1, the switch is on: L1 (open 4) is matador now. B, asked
+    # again (D25), finds his [4-4] no longer fits: decline only.
+    expect_immediate(h, 1, set())
+    h.step("decline")
+    # C's [3-3] does fit (3+4=7).
     expect_immediate(h, 2, {"immediate 3-3 L1 out 3"})
     h.step("immediate 3-3 L1 out 3")
     assert h.chips == [481, 506, 508, 505]
+    # C asked again, then D (no double): decline only.
+    for seat in (2, 3):
+        expect_immediate(h, seat, set())
+        h.step("decline")
     # B and C wait; D plays by matador matching: L0 open 1 wants a six, L1 open 3 a four.
     assert [(e.seat, e.action) for e in h.events[-2:]] == [(1, "wait"), (2, "wait")]
     expect_turn(h, 3, {"play 4-6 L0 out 4", "play 4-6 L1 out 6", "play 0-4 L1 out 0",
@@ -799,8 +903,15 @@ def test_game12_volapuk_line_first_worked_example_7():
     h.step("set 1-6")
     assert h.chips == [479, 507, 507, 507]
     h.step("announce volapuk ordinary=L1 FIRST(L1,3)")
-    # [6-6] fits both arms at once: equal to L1's 6 (ordinary), 6+1=7 on L0 (matador).
+    through_forced_windows(h, immediate=False)  # nobody holds 3 doubles (C holds two)
+    # D25: B holds no double: decline only.
+    expect_immediate(h, 1, set())
+    h.step("decline")
+    # [6-6] fits both arms at once: equal to L1's 6 (ordinary), 6+1=7 on L0 (matador);
+    # [2-2] fits neither (2+1 is not 7, 2 is not 6).
     expect_immediate(h, 2, {"immediate 6-6 L0 out 6", "immediate 6-6 L1 out 6"})
+    h.step("decline")
+    expect_immediate(h, 3, set())  # D holds no double
     h.step("decline")
     expect_turn(h, 1, {"play 3-6 L1 out 3"})
     h.step("play 3-6 L1 out 3")
@@ -822,9 +933,15 @@ def test_game12_volapuk_double_cross():
     h.step("set 3-3")
     assert h.chips == [509, 497, 497, 497]
     h.step("announce volapuk double cross")
+    through_forced_windows(h, immediate=False)  # nobody holds 3 doubles
+    # B's [1-1] fits no arm (not 3; 1+3 is not 7).
     expect_immediate(h, 1, {"immediate 4-4 C1 out 4", "immediate 4-4 C3 out 4"})
     h.step("immediate 4-4 C1 out 4")
     assert h.chips == [505, 501, 497, 497]
+    # D25: B asked again, C (no double), D ([6-6]: not 3, 6+3 is not 7): decline only.
+    for seat in (1, 2, 3):
+        expect_immediate(h, seat, set())
+        h.step("decline")
     last_event_is_wait(h, 1)
     expect_turn(h, 2, {"play 3-5 C0 out 5", "play 3-5 C2 out 5", "play 1-4 C3 out 1"})
     h.step("play 3-5 C0 out 5")
@@ -849,6 +966,7 @@ def test_game12_volapuk_cross_on_blank_d7():
     )
     h.step("set 0-0")
     h.step("announce volapuk cross")
+    through_forced_windows(h)
     expect_turn(h, 1, {"play 0-3 C0 out 3", "play 0-3 C2 out 3", "play 2-5 C1 out 2",
                        "play 2-5 C1 out 5", "play 2-5 C3 out 2", "play 2-5 C3 out 5"})
     h.step("play 2-5 C1 out 2")
@@ -869,6 +987,7 @@ def test_game13_triangle_worked_example_10():
     )
     h.step("set 0-0")
     h.step("announce triangle")
+    through_forced_windows(h)
     # Only [6-1], [5-2], [4-3] on T0..T2, either number outward.
     expect_turn(h, 1, {f"play 1-6 T{i} out {o}" for i in range(3) for o in (1, 6)})
     h.step("play 1-6 T0 out 6")
@@ -892,6 +1011,7 @@ def test_game14_triangle_double_cross_worked_example_9():
     )
     h.step("set 0-0")
     h.step("announce triangle double cross")
+    through_forced_windows(h)
     expect_turn(h, 1, {f"play 1-6 T{i} out {o}" for i in range(3) for o in (1, 6)})
     h.step("play 1-6 T0 out 6")
     expect_turn(h, 2, {"play 2-5 T1 out 2", "play 2-5 T1 out 5", "play 2-5 T2 out 2",
@@ -919,6 +1039,7 @@ def test_game15_triangle_then_ordinary():
     )
     h.step("set 0-0")
     h.step("announce triangle then ordinary")
+    through_forced_windows(h)
     expect_turn(h, 1, {f"play 1-6 T{i} out {o}" for i in range(3) for o in (1, 6)})
     h.step("play 1-6 T0 out 1")
     expect_turn(h, 2, {"play 2-5 T1 out 2", "play 2-5 T1 out 5", "play 2-5 T2 out 2",
@@ -937,6 +1058,7 @@ def test_game16_triangle_then_ordinary_cross_t3():
     )
     h.step("set 0-0")
     h.step("announce triangle then ordinary cross")
+    through_forced_windows(h)
     # Triangle phase: B's blank-ended [0-2] may not go on T3 yet.
     expect_turn(h, 1, {f"play 1-6 T{i} out {o}" for i in range(3) for o in (1, 6)})
     h.step("play 1-6 T0 out 6")
@@ -966,6 +1088,7 @@ def test_game17_cross_order_d6():
     h.step("set 2-2")
     assert h.chips == [506, 498, 498, 498]
     h.step("announce game17 cross")
+    through_forced_windows(h)
     # Only C0 is open: a five (5+2=7) or a matador. B's [2-6] (C1/C3) must wait.
     expect_turn(h, 1, {"play 3-5 C0 out 3", "play 1-6 C0 out 1", "play 1-6 C0 out 6"})
     h.step("play 3-5 C0 out 3")
@@ -991,10 +1114,16 @@ def test_game17_double_cross_immediate_on_c2_and_dead_arm():
     h.step("set 5-5")
     assert h.chips == [515, 495, 495, 495]
     h.step("announce game17 double cross")
+    through_forced_windows(h, immediate=False)  # nobody holds 3 doubles
     # Game 17's order does not stop immediate doubles; only matador arms fit [2-2].
     expect_immediate(h, 1, {"immediate 2-2 C0 out 2", "immediate 2-2 C2 out 2"})
     h.step("immediate 2-2 C2 out 2")
     assert h.chips == [513, 497, 495, 495]
+    # D25: B asked again ([6-6] fits no arm), then C and D (no double): decline only;
+    # the setter is not asked.
+    for seat in (1, 2, 3):
+        expect_immediate(h, seat, set())
+        h.step("decline")
     # C2 holds a tile, so it is not locked: B's wait comes at once (D11).
     last_event_is_wait(h, 1)
     expect_turn(h, 2, {"play 2-6 C0 out 6", "play 3-4 C0 out 3", "play 3-4 C0 out 4"})
@@ -1020,5 +1149,6 @@ def test_game17_on_blank_only_matadors_on_c0_d6():
     )
     h.step("set 0-0")
     h.step("announce game17 cross")
+    through_forced_windows(h)
     # C0 open 0 by matador matching: only a matador; C1/C3 (where [0-3] would fit) locked.
     expect_turn(h, 1, {"play 1-6 C0 out 1", "play 1-6 C0 out 6"})

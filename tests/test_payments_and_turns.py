@@ -9,7 +9,17 @@ Conventions used in the expectations:
 - every seat starts with 500 chips, so the chip total is 500*n;
 - payments caused by one event to several players are listed in seat order
   (the order the shared worked examples in /work/shared/vectors use);
-  settlement entries are compared as a set, RULES.md gives them no order.
+  settlement entries are compared as a set, RULES.md gives them no order;
+- D25 (every decision presented, D12 off, the default): after the announcement
+  the declaration window asks EVERY seat, in turn order from left of the
+  setter, the setter last; one without the table's count of dealt doubles (D8)
+  has the single action ``no-declare``. The immediate-double window then asks
+  every seat but the setter, from left of the setter, and asks a seat again
+  after each double he places; one with no double fitting a free arm has the
+  single action ``decline``. Tests about these windows (sections 5 and 6)
+  write every step out, forced ones included; elsewhere
+  :func:`through_forced_windows` walks windows in which every asked seat is
+  forced, checking the order and the single action of each.
 """
 
 from __future__ import annotations
@@ -58,6 +68,40 @@ def run(h, script):
     for seat, action in script:
         assert h.to_move == seat, f"before {action!r}: expected seat {seat} to move, got {h.to_move}"
         h.step(action)
+
+
+def through_forced_windows(h, declare=True, immediate=True):
+    """Walk the D25 windows where nobody has a choice, checking the rule as it goes.
+
+    The declaration window must ask every seat in turn order from left of the
+    setter, the setter last, each with ``no-declare`` as his only action (D25,
+    D8, D9); the immediate-double window must ask every seat but the setter,
+    from left of the setter, each with ``decline`` as his only action (D25, D10).
+    Only for windows in which EVERY asked seat is forced; a test with a real
+    choice in a window writes those steps out, and then passes ``declare=False``
+    (the declarations were written out) or ``immediate=False`` (stop when the
+    immediate window opens).
+    """
+    n, setter = h.num_players, h.on_set
+    order = [(setter + i) % n for i in range(1, n + 1)]  # left of the setter, ..., the setter
+    if declare:
+        for seat in order:
+            assert (h.phase, h.to_move) == ("declare", seat), (
+                f"D25: the declaration window should ask seat {seat}; got {h.phase!r}, seat {h.to_move}")
+            assert h.legal_action_texts() == ["no-declare"], (
+                f"seat {seat} should be forced to no-declare; legal: {h.legal_action_texts()}")
+            h.step("no-declare")
+    assert (h.phase, h.to_move) == ("immediate", order[0]), (
+        f"D25: the immediate window should open with seat {order[0]}; got {h.phase!r}, seat {h.to_move}")
+    if immediate:
+        for seat in order[:-1]:  # the setter is not asked (section 6)
+            assert (h.phase, h.to_move) == ("immediate", seat), (
+                f"D25: the immediate window should ask seat {seat}; got {h.phase!r}, seat {h.to_move}")
+            assert h.legal_action_texts() == ["decline"], (
+                f"seat {seat} should be forced to decline; legal: {h.legal_action_texts()}")
+            h.step("decline")
+        # Nobody placed a double, so nobody owes a wait: play starts left of the setter.
+        assert (h.phase, h.to_move) == ("play", order[0])
 
 
 def wait_seats(h):
@@ -117,10 +161,19 @@ def test_sec2_D19_drawn_double_setter_receives_2v_from_each(drawn, each):
     h.step(f"set {drawn}")
     assert led(h) == [[0, 2, each, "set"], [1, 2, each, "set"], [3, 2, each, "set"]]
     assert h.chips == [START - each, START - each, START + 3 * each, START - each]
-    # D8: the drawn double is not a dealt double; nobody holds 3 doubles, so no declaring.
+    # D8: the drawn double is not a dealt double; nobody holds 3 doubles, so nobody may
+    # declare. D25: the window still asks every seat from left of the setter (3, 0, 1),
+    # the setter last, each with no-declare as his only action.
     h.step("announce ordinary")
-    assert h.phase != "declare"
+    for seat in (3, 0, 1, 2):
+        assert h.phase == "declare" and h.to_move == seat
+        assert h.legal_action_texts() == ["no-declare"]
+        assert h.step("no-declare") == []
     assert h.dealt_doubles(2) == 0
+    # A line on the drawn double: only that double fits its arms, so every immediate
+    # question is a forced decline.
+    through_forced_windows(h, declare=False)
+    assert h.chips == [START - each, START - each, START + 3 * each, START - each]
 
 
 @pytest.mark.parametrize("drawn, pips", [("2-5", 7), ("0-1", 1), ("5-6", 11)])
@@ -239,14 +292,19 @@ def _declare4_to_first_question():
     assert h.legal_action_texts() == ["set 1-1", "set 2-2", "set 5-5"]
     h.step("set 5-5")
     h.step("announce ordinary")  # a line on [5-5]: only [5-5] fits, so no immediate doubles
-    return h
+    return h  # D25: at the first declaration question, seat 1 (left of the setter)
 
 
 def test_sec5_D8_D9_4p_three_doubles_25_asked_left_of_setter_setter_last_public_doubles():
     h = _declare4_to_first_question()
     assert h.chips == [515, 495, 495, 495]
-    # D9: asked in turn order from left of the setter: seat 1 (0 doubles) and seat 2
-    # (1 double) are not eligible, seat 3 is asked first, the setter last.
+    # D9, D25: every seat is asked, in turn order from left of the setter, the setter
+    # last. Seat 1 (0 doubles) and seat 2 (1 double) are not eligible: no-declare only.
+    for seat in (1, 2):
+        assert h.phase == "declare" and h.to_move == seat
+        assert h.legal_action_texts() == ["no-declare"]
+        assert h.step("no-declare") == []
+    assert h.chips == [515, 495, 495, 495]
     assert h.phase == "declare" and h.to_move == 3
     assert h.legal_action_texts() == ["declare", "no-declare"]
     assert [p.to_list() for p in h.step("declare")] == [
@@ -257,7 +315,9 @@ def test_sec5_D8_D9_4p_three_doubles_25_asked_left_of_setter_setter_last_public_
     h.step("declare")
     assert h.chips == [565, 445, 445, 545]
     assert led(h)[-3:] == [[1, 0, 25, "declared"], [2, 0, 25, "declared"], [3, 0, 25, "declared"]]
-    # Normal play starts left of the setter.
+    # Only [5-5] fits a line on [5-5]: seats 1, 2, 3 each decline (forced); normal play
+    # starts left of the setter.
+    through_forced_windows(h, declare=False)
     assert h.phase == "play" and h.to_move == 1
     # D9: declared doubles still in the hand are public; undeclared ones are not.
     assert sorted(h.public_doubles(3)) == tiles("3-3", "4-4", "6-6")
@@ -278,10 +338,17 @@ def test_sec5_D8_D9_4p_three_doubles_25_asked_left_of_setter_setter_last_public_
 
 def test_sec5_no_declare_pays_nothing_and_keeps_doubles_private():
     h = _declare4_to_first_question()
+    # D25: seats 1 and 2 are asked too, with no-declare as their only action.
+    for seat in (1, 2):
+        assert h.to_move == seat and h.legal_action_texts() == ["no-declare"]
+        assert h.step("no-declare") == []
+    # Seat 3 and the setter may declare, and choose not to.
+    assert h.to_move == 3 and h.legal_action_texts() == ["declare", "no-declare"]
     assert h.step("no-declare") == []
-    assert h.to_move == 0
+    assert h.to_move == 0 and h.legal_action_texts() == ["declare", "no-declare"]
     assert h.step("no-declare") == []
     assert h.chips == [515, 495, 495, 495]
+    through_forced_windows(h, declare=False)  # only [5-5] fits: every seat declines
     assert [e[3] for e in led(h)] == ["set"] * 3
     assert h.public_doubles(3) == [] and h.public_doubles(0) == []
     assert h.phase == "play" and h.to_move == 1
@@ -295,13 +362,23 @@ def test_sec5_4p_four_doubles_250():
     h.step("draw")
     h.step("set 0-5")  # drawn non-double: 5 to each
     h.step("announce ordinary")  # L0 takes [0-0], L1 [5-5]: both in the boneyard
-    assert h.phase == "declare" and h.to_move == 2
+    # D25: seat 1 (no double) is asked first, no-declare only; then seat 2 (4 doubles).
+    assert h.phase == "declare" and h.to_move == 1 and h.legal_action_texts() == ["no-declare"]
+    h.step("no-declare")
+    assert h.to_move == 2 and h.legal_action_texts() == ["declare", "no-declare"]
     h.step("declare")
     assert led(h) == [
         [0, 1, 5, "set"], [0, 2, 5, "set"], [0, 3, 5, "set"],
         [0, 2, 250, "declared"], [1, 2, 250, "declared"], [3, 2, 250, "declared"]]
     assert h.chips == [235, 255, 1255, 255]
+    # Seat 3 and the setter (his set tile was drawn, D8) hold no double: no-declare only.
+    for seat in (3, 0):
+        assert h.phase == "declare" and h.to_move == seat
+        assert h.legal_action_texts() == ["no-declare"]
+        h.step("no-declare")
+    through_forced_windows(h, declare=False)  # seat 2's doubles fit neither 0 nor 5
     assert h.phase == "play" and h.to_move == 1
+    assert h.chips == [235, 255, 1255, 255]
     assert sorted(h.public_doubles(2)) == tiles("1-1", "2-2", "3-3", "4-4")
 
 
@@ -315,11 +392,18 @@ def test_sec5_3p_four_doubles_200_setter_counts_his_set_double_D8():
     h.step("set 6-6")
     assert h.chips == [494, 512, 494]
     h.step("announce ordinary")  # only [6-6] fits a line on [6-6]
-    assert h.phase == "declare" and h.to_move == 1  # seat 2 and seat 0 not eligible
+    # D25: asked from left of the setter: seat 2 (no double), then seat 0, whose 3
+    # doubles are no count in the 3-player table: both have no-declare only.
+    for seat in (2, 0):
+        assert h.phase == "declare" and h.to_move == seat
+        assert h.legal_action_texts() == ["no-declare"]
+        h.step("no-declare")
+    assert h.to_move == 1 and h.legal_action_texts() == ["declare", "no-declare"]  # setter last
     h.step("declare")  # 4 doubles as dealt, [6-6] included (D8)
     assert led(h)[-2:] == [[0, 1, 200, "declared"], [2, 1, 200, "declared"]]
     assert h.chips == [294, 912, 294]
     assert sorted(h.public_doubles(1)) == tiles("3-3", "4-4", "5-5")
+    through_forced_windows(h, declare=False)  # seats 2, 0: nothing fits a line on [6-6]
     assert h.phase == "play" and h.to_move == 2
 
 
@@ -330,12 +414,19 @@ def test_sec5_3p_five_doubles_500_and_D1_chips_may_go_negative():
     h = Hand(deal_with_top(hands, []), on_set=0)
     h.step("set 6-6")
     h.step("announce ordinary")
-    assert h.to_move == 2
+    # D25: seat 1 (no double) is asked first, no-declare only.
+    assert h.to_move == 1 and h.legal_action_texts() == ["no-declare"]
+    h.step("no-declare")
+    assert h.to_move == 2 and h.legal_action_texts() == ["declare", "no-declare"]
     h.step("declare")
     assert led(h) == [[1, 0, 6, "set"], [2, 0, 6, "set"],
                       [0, 2, 500, "declared"], [1, 2, 500, "declared"]]
     assert h.chips == [12, -6, 1494]  # D1: no bankruptcy
     assert sum(h.chips) == 3 * START
+    # The setter, last, holds one double: no-declare only.
+    assert h.to_move == 0 and h.legal_action_texts() == ["no-declare"]
+    h.step("no-declare")
+    assert h.phase == "immediate" and h.chips == [12, -6, 1494]
 
 
 def test_sec5_5p_three_doubles_50_order_from_left_of_setter():
@@ -347,12 +438,22 @@ def test_sec5_5p_three_doubles_50_order_from_left_of_setter():
     assert h.chips == [498, 498, 498, 508, 498]
     h.step("announce ordinary")
     assert h.phase == "declare" and h.to_move == 4  # left of the setter first
+    assert h.legal_action_texts() == ["declare", "no-declare"]
     h.step("declare")
     assert led(h)[-4:] == [[0, 4, 50, "declared"], [1, 4, 50, "declared"],
                            [2, 4, 50, "declared"], [3, 4, 50, "declared"]]
     assert h.chips == [448, 448, 448, 458, 698]
-    assert h.to_move == 1
+    # D25: seat 0 (no double) is asked too, no-declare only.
+    assert h.to_move == 0 and h.legal_action_texts() == ["no-declare"]
+    h.step("no-declare")
+    assert h.to_move == 1 and h.legal_action_texts() == ["declare", "no-declare"]
     assert h.step("no-declare") == []
+    # Seat 2 (no double) and the setter, last (one double), have no-declare only.
+    for seat in (2, 3):
+        assert h.phase == "declare" and h.to_move == seat
+        assert h.legal_action_texts() == ["no-declare"]
+        h.step("no-declare")
+    through_forced_windows(h, declare=False)  # only [2-2] fits a line on [2-2]
     assert h.phase == "play" and h.to_move == 4
     assert sorted(h.public_doubles(4)) == tiles("4-4", "5-5", "6-6")
     assert h.public_doubles(1) == []
@@ -360,7 +461,7 @@ def test_sec5_5p_three_doubles_50_order_from_left_of_setter():
 
 # =================================================== section 6: immediate doubles
 # Matador line on a drawn [2-3], seat 2 on set. L0 (open 2) takes [5-5] or [0-0];
-# L1 (open 3) takes [4-4] or [0-0]. Window order: 3, 0, 1 (D10), setter not asked.
+# L1 (open 3) takes [4-4] or [0-0]. Window order: 3, 0, 1 (D10, D25), setter not asked.
 IMM_HANDS = [
     ["5-5", "0-5", "1-5", "0-6"],
     ["4-4", "2-4", "2-6", "3-5"],
@@ -376,6 +477,8 @@ def _imm_window():
     h.step("set 2-3")
     assert led(h) == [[2, 0, 5, "set"], [2, 1, 5, "set"], [2, 3, 5, "set"]]
     h.step("announce matador")
+    # Nobody holds 3 doubles: every seat is asked and has no-declare only (D25).
+    through_forced_windows(h, immediate=False)
     assert h.phase == "immediate"
     return h
 
@@ -385,7 +488,12 @@ def test_sec6_D10_window_order_conflict_to_earlier_player_decline_and_wait():
     assert h.to_move == 3  # left of the setter
     assert h.legal_action_texts() == ["immediate 0-0 L0 out 0", "immediate 0-0 L1 out 0", "decline"]
     assert [p.to_list() for p in h.step("immediate 0-0 L0 out 0")] == [[2, 3, 7, "immediate"]]
-    # Seat 0's [5-5] fitted only L0, which seat 3 took first: he has nothing to place.
+    # D10, D25: seat 3 is asked again; his only double is placed, so decline only.
+    assert h.to_move == 3 and h.legal_action_texts() == ["decline"]
+    assert h.step("decline") == []
+    # Seat 0's [5-5] fitted only L0, which seat 3 took first: he is asked, decline only.
+    assert h.to_move == 0 and h.legal_action_texts() == ["decline"]
+    assert h.step("decline") == []
     assert h.to_move == 1
     assert h.legal_action_texts() == ["immediate 4-4 L1 out 4", "decline"]
     assert h.step("decline") == []
@@ -402,8 +510,13 @@ def test_sec6_D10_two_players_place_then_two_waits_in_a_row():
     h.step("decline")  # seat 3
     assert h.to_move == 0 and h.legal_action_texts() == ["immediate 5-5 L0 out 5", "decline"]
     assert [p.to_list() for p in h.step("immediate 5-5 L0 out 5")] == [[2, 0, 5, "immediate"]]
+    # D25: asked again after each double he places; nothing else fits: decline only.
+    assert h.to_move == 0 and h.legal_action_texts() == ["decline"]
+    h.step("decline")
     assert h.to_move == 1 and h.legal_action_texts() == ["immediate 4-4 L1 out 4", "decline"]
     assert [p.to_list() for p in h.step("immediate 4-4 L1 out 4")] == [[2, 1, 4, "immediate"]]
+    assert h.to_move == 1 and h.legal_action_texts() == ["decline"]
+    h.step("decline")
     assert h.chips == [510, 509, 476, 505]
     # Seat 3 declined, so he owes no wait and plays.
     assert h.phase == "play" and h.to_move == 3 and wait_seats(h) == []
@@ -428,7 +541,11 @@ def test_sec6_one_player_two_doubles_one_per_decision_two_waits_and_wait_breaks_
     h = Hand(make_deal(TWO_WAITS_HANDS, TWO_WAITS_BONEYARD), on_set=0)
     run(h, [(0, "draw"), (0, "set 2-3"), (0, "announce ordinary")])
     assert h.chips == [485, 505, 505, 505]
-    # Seat 1 has nothing that fits; seat 2 is asked; one double per decision.
+    through_forced_windows(h, immediate=False)  # nobody holds 3 doubles
+    # D25: seat 1 has nothing that fits, he is asked all the same: decline only.
+    assert h.to_move == 1 and h.legal_action_texts() == ["decline"]
+    h.step("decline")
+    # Seat 2 is asked; one double per decision.
     assert h.to_move == 2
     assert h.legal_action_texts() == ["immediate 2-2 L0 out 2", "immediate 3-3 L1 out 3", "decline"]
     h.step("immediate 2-2 L0 out 2")
@@ -436,6 +553,12 @@ def test_sec6_one_player_two_doubles_one_per_decision_two_waits_and_wait_breaks_
     assert h.legal_action_texts() == ["immediate 3-3 L1 out 3", "decline"]
     h.step("immediate 3-3 L1 out 3")
     assert led(h)[3:] == [[0, 2, 2, "immediate"], [0, 2, 3, "immediate"]]
+    # D25: asked again after each double, though both arms are now taken.
+    assert h.to_move == 2 and h.legal_action_texts() == ["decline"]
+    h.step("decline")
+    # Seat 3's [4-4] fits neither arm (and both are taken): decline only.
+    assert h.to_move == 3 and h.legal_action_texts() == ["decline"]
+    h.step("decline")
     assert h.chips == [480, 505, 510, 505]
     assert h.phase == "play" and h.to_move == 1
     h.step("play 2-5 L0 out 5")
@@ -464,10 +587,17 @@ def test_sec6_side_conditions_do_not_stop_immediate_doubles_game17_and_setter_no
     assert h.legal_action_texts() == ["set 0-0", "set 5-5"]
     h.step("set 5-5")
     h.step("announce game17 cross")
+    # D25: every seat is asked to declare, the setter last; nobody holds 3 doubles.
+    through_forced_windows(h, immediate=False)
     assert h.to_move == 1
     assert h.legal_action_texts() == ["immediate 2-2 C0 out 2", "immediate 2-2 C2 out 2", "decline"]
     assert [p.to_list() for p in h.step("immediate 2-2 C2 out 2")] == [[0, 1, 2, "immediate"]]
-    # Nobody else has a fitting double, the setter is skipped: play begins with seat 1,
+    # D25: seat 1 is asked again (decline only), then seats 2 and 3, who hold no double.
+    for seat in (1, 2, 3):
+        assert h.phase == "immediate" and h.to_move == seat
+        assert h.legal_action_texts() == ["decline"]
+        h.step("decline")
+    # The setter is not asked although his [0-0] would fit C0: play begins with seat 1,
     # whose arm C2 holds a tile and so is not locked by game 17's order (D11): he waits.
     assert h.phase == "play"
     assert wait_seats(h) == [1] and h.to_move == 2
@@ -487,9 +617,13 @@ IMM_SWITCH_BONEYARD = ["2-3", "0-0", "0-5", "0-6", "1-1", "3-5", "3-6", "4-5", "
 def test_sec6_D22_switch_fulfilled_by_an_immediate_double_changes_later_placements(first_places):
     h = Hand(make_deal(IMM_SWITCH_HANDS, IMM_SWITCH_BONEYARD), on_set=0)
     run(h, [(0, "draw"), (0, "set 2-3"), (0, "announce ordinary FIRST(L0,1) +switch")])
+    through_forced_windows(h, immediate=False)  # nobody holds 3 doubles
     assert h.to_move == 1 and h.legal_action_texts() == ["immediate 2-2 L0 out 2", "decline"]
     if first_places:
         h.step("immediate 2-2 L0 out 2")
+        # D25: seat 1 is asked again; he holds no other double: decline only.
+        assert h.to_move == 1 and h.legal_action_texts() == ["decline"]
+        h.step("decline")
         # D4 + D22: L0 holds 1 tile, FIRST(L0,1) is fulfilled, both arms switch to
         # matador: the open 3 of L1 now takes [4-4], no longer [3-3].
         assert h.to_move == 2
@@ -497,6 +631,9 @@ def test_sec6_D22_switch_fulfilled_by_an_immediate_double_changes_later_placemen
         h.step("immediate 4-4 L1 out 4")
         assert led(h)[3:] == [[0, 1, 2, "immediate"], [0, 2, 4, "immediate"]]
         assert h.chips == [479, 507, 509, 505]
+        # Asked again: both arms are taken, decline only.
+        assert h.to_move == 2 and h.legal_action_texts() == ["decline"]
+        h.step("decline")
     else:
         h.step("decline")
         # Still ordinary: the open 3 takes [3-3]; side conditions do not stop it.
@@ -505,6 +642,14 @@ def test_sec6_D22_switch_fulfilled_by_an_immediate_double_changes_later_placemen
         h.step("immediate 3-3 L1 out 3")
         assert led(h)[3:] == [[0, 2, 3, "immediate"]]
         assert h.chips == [482, 505, 508, 505]
+        # Asked again: L0 (still ordinary, FIRST(L0,1) unfulfilled) wants [2-2], which
+        # seat 1 holds, and [4-4] fits no open 2: decline only.
+        assert h.to_move == 2 and h.legal_action_texts() == ["decline"]
+        h.step("decline")
+    # D25: seat 3 holds no double and is asked all the same; the setter is not.
+    assert h.to_move == 3 and h.legal_action_texts() == ["decline"]
+    h.step("decline")
+    assert h.phase == "play"
 
 
 # Ordinary FHTT(L1) on a drawn [1-4]; seat 1 places [1-1] on L0 at once.
@@ -520,9 +665,16 @@ FHTT_BONEYARD = ["1-4", "0-1", "0-2", "0-3", "0-4", "2-4", "3-3", "3-4", "4-4", 
 def test_sec6_D11_wait_deferred_while_arm_locked_then_taken_and_breaks_the_claim():
     h = Hand(make_deal(FHTT_HANDS, FHTT_BONEYARD), on_set=0)
     run(h, [(0, "draw"), (0, "set 1-4"), (0, "announce ordinary FHTT(L1)")])
+    through_forced_windows(h, immediate=False)  # nobody holds 3 doubles
     assert h.to_move == 1 and h.legal_action_texts() == ["immediate 1-1 L0 out 1", "decline"]
     h.step("immediate 1-1 L0 out 1")  # FHTT locks L0, but not for immediate doubles
     assert h.chips == [484, 506, 505, 505]
+    # D25: seat 1 again, then seats 2 ([0-0]) and 3 ([2-2]), whose doubles fit neither
+    # the open 1 nor the open 4: decline only.
+    for seat in (1, 2, 3):
+        assert h.phase == "immediate" and h.to_move == seat
+        assert h.legal_action_texts() == ["decline"]
+        h.step("decline")
     # Seat 1's first turn: L0 (his double's arm) is locked until L1 gets a tile, so
     # no wait; he plays normally, and only on L1 ([1-3] would fit L0's open 1).
     assert h.phase == "play" and h.to_move == 1 and wait_seats(h) == []
@@ -541,7 +693,8 @@ def test_sec6_D11_wait_deferred_while_arm_locked_then_taken_and_breaks_the_claim
 
 
 # ==================================== section 8: payment for a double in play, D13
-# Ordinary line on a drawn [2-3], no immediate doubles possible.
+# Ordinary line on a drawn [2-3]: nobody may declare, no double fits (so, D25, every
+# window question is a forced no-declare or decline).
 PAY_HANDS = [
     ["2-4", "0-1", "1-3", "1-6"],
     ["4-4", "0-2", "0-5", "1-2"],
@@ -554,12 +707,13 @@ PAY_BONEYARD = ["2-3", "3-3", "0-3", "0-4", "1-1", "1-5", "2-2", "2-5", "3-4", "
 def _pay_hand(options=None):
     h = Hand(make_deal(PAY_HANDS, PAY_BONEYARD), on_set=0, options=options)
     run(h, [(0, "draw"), (0, "set 2-3"), (0, "announce ordinary")])
+    through_forced_windows(h)
     return h
 
 
 def test_sec8_D13_double_paid_by_previous_tile_player_set_tile_counts_for_first_turn():
     h = _pay_hand()
-    assert h.phase == "play" and h.to_move == 1  # no declarations, no immediate doubles
+    assert h.phase == "play" and h.to_move == 1  # nothing declared, no immediate doubles
     assert sorted(h.legal_action_texts()) == sorted([
         "draw", "play 0-2 L0 out 0", "play 0-2 L0 out 0 close",
         "play 1-2 L0 out 1", "play 1-2 L0 out 1 close"])
@@ -590,9 +744,17 @@ NEXT_TO_IMM_BONEYARD = ["2-3", "0-0", "1-6", "2-5", "3-3", "3-4", "3-6", "4-4", 
 def test_sec8_never_paid_next_to_an_immediate_double():
     h = Hand(make_deal(NEXT_TO_IMM_HANDS, NEXT_TO_IMM_BONEYARD), on_set=0)
     run(h, [(0, "draw"), (0, "set 2-3"), (0, "announce matador")])
+    through_forced_windows(h, immediate=False)  # nobody holds 3 doubles
+    # D25: seat 1's [2-2] fits neither the open 2 nor the open 3 (2+2, 2+3 are not 7).
+    assert h.to_move == 1 and h.legal_action_texts() == ["decline"]
+    h.step("decline")
     assert h.to_move == 2 and h.legal_action_texts() == ["immediate 5-5 L0 out 5", "decline"]
     h.step("immediate 5-5 L0 out 5")
     assert h.chips == [480, 505, 510, 505]
+    # Seat 2 again (nothing left to place), then seat 3's [1-1] (1+3 is not 7): decline only.
+    for seat in (2, 3):
+        assert h.to_move == seat and h.legal_action_texts() == ["decline"]
+        h.step("decline")
     # First normal turn (the set tile is the "preceding turn"), but [2-2] lies on the
     # immediate [5-5] (2+5=7), which no turn placed: nobody pays.
     assert h.phase == "play" and h.to_move == 1
@@ -616,6 +778,7 @@ def test_sec7_draw_iff_more_than_two_pass_iff_no_play_and_sec8_pass_breaks_claim
     h = Hand(make_deal(TURN_HANDS, TURN_BONEYARD), on_set=0)
     assert h.legal_action_texts() == ["set 6-6"]
     run(h, [(0, "set 6-6"), (0, "announce ordinary")])
+    through_forced_windows(h)  # only [6-6] fits a line on [6-6]; nobody may declare
     assert h.chips == [518, 494, 494, 494]
     assert h.phase == "play" and h.to_move == 1
     legal = h.legal_action_texts()
@@ -656,10 +819,13 @@ LAST_TILE_BONEYARD = ["4-6", "0-0", "0-1", "0-3", "0-5", "0-6", "1-1", "1-2", "2
                       "2-5", "3-4", "4-4", "5-5"]
 
 
-def _last_tile_script(close_t12, close_t15, with_set=True):
-    script = [(0, "set 6-6")] if with_set else []
-    script += [
-        (0, "announce ordinary"),
+# The set and the announcement; D25's windows follow (every seat forced: only [6-6]
+# fits a line on [6-6], nobody holds 3 doubles), then _last_tile_script's turns.
+LAST_TILE_OPENING = [(0, "set 6-6"), (0, "announce ordinary")]
+
+
+def _last_tile_script(close_t12, close_t15):
+    script = [
         (1, "play 1-6 L0 out 1"),
         (2, "play 2-6 L1 out 2"),
         (3, "play 1-3 L0 out 3"),
@@ -705,22 +871,24 @@ def _expected_last_tile(close_t12, close_t15):
 @pytest.mark.parametrize("close_t12, close_t15", [(False, False), (True, False), (False, True), (True, True)])
 def test_sec8_sec9_last_tile_nos_once_out_players_skipped_wrong_close_D21(close_t12, close_t15):
     h = Hand(make_deal(LAST_TILE_HANDS, LAST_TILE_BONEYARD), on_set=0)
+    run(h, LAST_TILE_OPENING)
+    through_forced_windows(h)
     script = _last_tile_script(close_t12, close_t15)
-    run(h, script[:13])  # up to seat 4's play in T9
+    run(h, script[:11])  # up to seat 4's play in T9
     assert h.chips == [524, 494, 494, 494, 494]
-    pays = h.step(script[13][1])  # T10: seat 0 empties his hand
+    pays = h.step(script[11][1])  # T10: seat 0 empties his hand
     assert [p.to_list() for p in pays] == [[s, 0, 5, "nos"] for s in (1, 2, 3, 4)]
     assert h.out == [True, False, False, False, False] and h.to_move == 1
-    assert h.step(script[14][1]) == []  # T11: no double payment, no second nos
+    assert h.step(script[12][1]) == []  # T11: no double payment, no second nos
     assert h.out[1] and h.to_move == 2
-    run(h, script[15:17])
+    run(h, script[13:15])
     if close_t12:
         assert not h.over  # a wrong close: play goes on
     assert h.to_move == 4
-    h.step(script[17][1])  # T14
+    h.step(script[15][1])  # T14
     # Seats 0, 1 and 3 are out: after seat 4 comes seat 2.
     assert h.to_move == 2 and not h.over
-    h.step(script[18][1])
+    h.step(script[16][1])
     assert h.over and h.to_move is None and h.legal_action_texts() == []
     assert h.end_reason == ("close" if close_t15 else "out")  # D23 end (a) or (b)
     assert h.counts == [0, 0, 0, 0, 14]
@@ -751,6 +919,7 @@ CLOSE_BONEYARD_WRONG = ["1-1", "2-2", "3-3", "3-6", "4-4", "4-5", "4-6", "5-5", 
 def test_sec9_D14_correct_close_pays_20_next_draws_all_but_two_hand_ends_settlement():
     h = Hand(make_deal(CLOSE_HANDS, CLOSE_BONEYARD), on_set=0)
     run(h, [(0, "set 0-0"), (0, "announce triangle")])
+    through_forced_windows(h)  # no double but [0-0] dealt; the triangle takes no double
     assert h.chips == [521, 493, 493, 493]  # [0-0] from the hand: 7 from each
     assert h.to_move == 1
     expected = {"draw"} | {f"play 3-4 T{a} out {o}{c}" for a in range(3) for o in (3, 4) for c in ("", " close")}
@@ -778,6 +947,7 @@ def test_sec9_D14_correct_close_pays_20_next_draws_all_but_two_hand_ends_settlem
 def test_sec9_D14_close_wrong_when_a_drawable_boneyard_tile_fits_play_goes_on():
     h = Hand(make_deal(CLOSE_HANDS, CLOSE_BONEYARD_WRONG), on_set=0)
     run(h, [(0, "set 0-0"), (0, "announce triangle")])
+    through_forced_windows(h)
     pays = h.step("play 3-4 T0 out 3 close")
     assert [p.to_list() for p in pays] == [[1, 0, 40, "wrong_close"], [1, 2, 40, "wrong_close"],
                                            [1, 3, 40, "wrong_close"]]
@@ -798,8 +968,10 @@ CHAIN_HANDS = [
     ["1-4", "4-5", "0-3"],
 ]
 CHAIN_BONEYARD = ["0-4", "0-5", "1-1", "2-2", "2-3", "3-3", "4-4", "4-6", "5-5", "5-6", "6-6", "2-5", "3-4"]
+# The set and the announcement; D25's windows follow (every seat forced: [0-0] is the
+# only double dealt, and an open 0 of a matador arm takes no double), then the turns.
+CHAIN_OPENING = [(0, "set 0-0"), (0, "announce matador")]
 CHAIN_SCRIPT = [
-    (0, "set 0-0"), (0, "announce matador"),
     (1, "play 1-6 L0 out 6"),  # a matador on the open 0; its placer picks 6
     (2, "play 1-2 L0 out 2"), (3, "play 3-5 L0 out 3"), (4, "play 1-4 L0 out 1"),
     (0, "play 2-6 L0 out 2"), (1, "play 1-5 L0 out 1"), (2, "play 3-6 L0 out 3"),
@@ -811,6 +983,8 @@ CHAIN_SCRIPT = [
 @pytest.mark.parametrize("close", [True, False])
 def test_sec9_out_players_neither_pay_a_correct_close_nor_count_for_the_end_by_passes(close):
     h = Hand(make_deal(CHAIN_HANDS, CHAIN_BONEYARD), on_set=0)
+    run(h, CHAIN_OPENING)
+    through_forced_windows(h)
     run(h, CHAIN_SCRIPT)
     assert h.out == [True, False, False, False, False]
     assert h.chips == [548, 488, 488, 488, 488]  # set [0-0]: 7 from each; nos: 5 from each
@@ -877,10 +1051,18 @@ def test_sec9_D23_blocked_end_and_a_wait_breaks_the_run_of_passes():
     h = Hand(make_deal(BLOCK_HANDS, BLOCK_BONEYARD), on_set=0)
     run(h, [(0, "draw"), (0, "set 3-4"), (0, "announce matador FIRST(L0,2)")])
     assert h.chips == [479, 507, 507, 507]
+    through_forced_windows(h, immediate=False)  # nobody holds 3 doubles
+    # D25: seats 1 ([1-1]) and 2 ([2-2]) are asked first; their doubles fit neither the
+    # open 3 nor the open 4 by matador matching: decline only.
+    for seat in (1, 2):
+        assert h.to_move == seat and h.legal_action_texts() == ["decline"]
+        h.step("decline")
     assert h.to_move == 3
     assert h.legal_action_texts() == ["immediate 0-0 L0 out 0", "immediate 0-0 L1 out 0", "decline"]
     h.step("immediate 0-0 L0 out 0")
     assert h.chips == [472, 507, 507, 514]
+    assert h.to_move == 3 and h.legal_action_texts() == ["decline"]  # asked again (D25)
+    h.step("decline")
     assert h.phase == "play" and h.to_move == 1
     for left in range(11, 2, -1):  # only draws while more than 2 remain
         assert h.legal_action_texts() == ["draw"] and len(h.boneyard) == left
@@ -958,7 +1140,9 @@ def test_D16_illegal_announcement_and_action_after_the_end():
     assert info.value.legal == h.legal_action_texts() and len(info.value.legal) == 60  # section 4
     assert snapshot(h) == before
     done = Hand(make_deal(CLOSE_HANDS, CLOSE_BONEYARD), on_set=0)
-    run(done, [(0, "set 0-0"), (0, "announce triangle"), (1, "play 3-4 T0 out 3 close")])
+    run(done, [(0, "set 0-0"), (0, "announce triangle")])
+    through_forced_windows(done)
+    run(done, [(1, "play 3-4 T0 out 3 close")])
     before = snapshot(done)
     with pytest.raises(IllegalActionError):
         done.step("draw")
@@ -1004,7 +1188,18 @@ def test_D12_auto_forced_same_result_played_out_hand(auto):
              options=Options(auto_forced=auto))
     if auto:
         assert h.phase == "announce"  # seat 0's only double was set automatically
-    run(h, _last_tile_script(False, True, with_set=not auto))
+        run(h, LAST_TILE_OPENING[1:])
+        # D12 + D25: every window question has one legal action, so all are applied
+        # at once: no-declare by 1, 2, 3, 4 and the setter 0, decline by 1, 2, 3, 4.
+        assert h.phase == "play" and h.to_move == 1
+        assert [(e.seat, e.action, e.automatic) for e in h.events] == (
+            [(0, "set 6-6", True), (0, "announce ordinary", False)]
+            + [(s, "no-declare", True) for s in (1, 2, 3, 4, 0)]
+            + [(s, "decline", True) for s in (1, 2, 3, 4)])
+    else:
+        run(h, LAST_TILE_OPENING)
+        through_forced_windows(h)
+    run(h, _last_tile_script(False, True))
     entries, settlement, chips = _expected_last_tile(False, True)
     assert h.over and h.end_reason == "close"
     assert split_ledger(h) == (entries, settlement)
@@ -1018,7 +1213,9 @@ def test_sec10_session_carries_chips_loser_sets_next_D15_keeps_total():
     assert h1.first_hand and h1.on_set == 0  # holder of the highest (only) double
     with pytest.raises(RuntimeError):
         s.start_hand()  # the current hand is not over
-    run(h1, [(0, "set 0-0"), (0, "announce triangle"), (1, "play 3-4 T0 out 3 close")])
+    run(h1, [(0, "set 0-0"), (0, "announce triangle")])
+    through_forced_windows(h1)
+    run(h1, [(1, "play 3-4 T0 out 3 close")])
     assert h1.chips == [624, 652, 212, 512] and h1.losers == [2]
     # Hand 2: the same hands rotated by two seats; the loser (seat 2) is on set.
     rotated = [CLOSE_HANDS[2], CLOSE_HANDS[3], CLOSE_HANDS[0], CLOSE_HANDS[1]]
@@ -1026,7 +1223,9 @@ def test_sec10_session_carries_chips_loser_sets_next_D15_keeps_total():
     assert not h2.first_hand and h2.on_set == 2 and h2.to_move == 2
     assert h2.chips_start == [624, 652, 212, 512] and h2.chips == [624, 652, 212, 512]
     assert h2.legal_action_texts() == ["set 0-0"]
-    run(h2, [(2, "set 0-0"), (2, "announce triangle"), (3, "play 3-4 T0 out 3 close")])
+    run(h2, [(2, "set 0-0"), (2, "announce triangle")])
+    through_forced_windows(h2)  # from left of seat 2: declarations 3, 0, 1, 2; declines 3, 0, 1
+    run(h2, [(3, "play 3-4 T0 out 3 close")])
     # Set: +7 from each; close: 20 from each of 0, 1, 2; seat 0 draws the 10 tiles.
     assert h2.counts == [102, 27, 6, 12]
     entries, settlement = split_ledger(h2)
