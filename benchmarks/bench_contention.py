@@ -1,0 +1,144 @@
+"""The fast engine when other jobs share the machine: one process alone, then two side by side.
+
+    python benchmarks/bench_contention.py [--seconds 4] [--batches 4096 256] [--threads 1 2 default]
+
+For each batch size and threads setting the script starts one child process that runs
+``bench_fast.fast_rate`` (4 players, observation and mask, random legal actions from
+``FastTables.sample_legal``, the median over 0.25-second blocks), then two identical
+children at once. Children warm their kernels up, wait until all of them are ready, and then
+time the same seconds together, so the pair really competes for the cores.
+
+Printed per row: agent-steps per second of each process; ``vs 1``, the ratio to the
+1-thread figure of the same run and the same column (the mean over the processes);
+``others``, the CPU other programs used meanwhile, in cores (from ``/proc/stat``, minus the
+children's own CPU time: this machine is shared, and a busy neighbour reads like a third
+process); ``parallel``, the share of the engine's calls that ran on several threads (only
+for checkouts whose ``FastTables`` reports it).
+
+Threads settings: a number is ``FastTables(num_threads=...)``; ``default`` passes no option.
+In a checkout from before that option, a number sets numba's own thread mask instead
+(``numba.set_num_threads``, which every parallel kernel of that version follows).
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import os
+import subprocess
+import sys
+import time
+import warnings
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+# This checkout's nos_env, not an installed one (so an old worktree measures its own version).
+sys.path[:0] = [HERE, os.path.dirname(HERE)]
+
+
+def machine_busy_seconds() -> float:
+    """CPU seconds all processes have used since boot (``/proc/stat``; steal time counts as busy)."""
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    user, nice, system, idle, iowait, irq, softirq, steal = (fields + [0] * 8)[:8]
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
+def child(batch: int, threads: str, seconds: float) -> None:
+    warnings.filterwarnings("ignore")
+    from bench_fast import fast_rate
+    import nos_env
+    from nos_env.fast_engine import FastTables
+
+    assert os.path.dirname(os.path.dirname(os.path.abspath(nos_env.__file__))) == os.path.dirname(HERE), nos_env.__file__
+    options = {}
+    if threads != "default":
+        if "num_threads" in inspect.signature(FastTables).parameters:
+            options["num_threads"] = int(threads)
+        else:  # a checkout from before the option: numba's thread mask of this (the calling) thread
+            import numba
+
+            numba.set_num_threads(int(threads))
+    seen = {}
+
+    def ready(tables) -> None:
+        print("ready", flush=True)
+        sys.stdin.readline()  # go: every child of the group is warm
+        seen["tables"] = tables
+        seen["calls"] = dict(getattr(tables, "thread_stats", {}))
+        seen["cpu"] = time.process_time()
+
+    rate = fast_rate(batch, True, seconds, ready=ready, **options)
+    cpu = time.process_time() - seen["cpu"]
+    after = getattr(seen["tables"], "thread_stats", None)
+    share = -1.0
+    if after is not None:
+        calls = {k: after.get(k, 0) - seen["calls"].get(k, 0) for k in after}
+        share = sum(v for k, v in calls.items() if k > 1) / max(1, sum(calls.values()))
+    print(rate, cpu, share, flush=True)
+
+
+def run_group(processes: int, batch: int, threads: str, seconds: float) -> tuple[list[float], float, list[float]]:
+    """Rates of ``processes`` children run at once, other programs' load (cores), parallel shares."""
+    cmd = [sys.executable, os.path.abspath(__file__), "--child", str(batch), threads, str(seconds)]
+    procs = [subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+             for _ in range(processes)]
+    for p in procs:
+        line = p.stdout.readline().strip()
+        if line != "ready":
+            raise RuntimeError(f"child {cmd} said {line!r} instead of 'ready' (exit {p.wait()})")
+    busy, start = machine_busy_seconds(), time.perf_counter()
+    for p in procs:
+        p.stdin.write("go\n")
+        p.stdin.flush()
+    results = []
+    for p in procs:
+        results.append([float(x) for x in p.stdout.readline().split()])
+    wall, busy = time.perf_counter() - start, machine_busy_seconds() - busy
+    for p in procs:
+        p.stdin.close()
+        if p.wait() != 0:
+            raise RuntimeError(f"child {cmd} failed with exit status {p.returncode}")
+    others = max(0.0, (busy - sum(r[1] for r in results)) / wall)
+    return [r[0] for r in results], others, [r[2] for r in results]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seconds", type=float, default=4.0, help="timed seconds per figure")
+    parser.add_argument("--batches", type=int, nargs="+", default=[4096, 256])
+    parser.add_argument("--threads", nargs="+", default=["1", "2", "default"],
+                        help="threads settings: numbers (num_threads) and/or 'default'")
+    parser.add_argument("--child", nargs=3, metavar=("BATCH", "THREADS", "SECONDS"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(int(args.child[0]), args.child[1], float(args.child[2]))
+        return
+    for t in args.threads:
+        if t != "default" and not (t.isdigit() and int(t) >= 1):
+            parser.error(f"--threads: {t!r} is neither a positive number nor 'default'")
+    print(f"fast engine, 4 players, observation and mask, random legal actions, {args.seconds:g} s per figure; "
+          f"{os.cpu_count()} CPUs")
+    print(f"{'B':>5s} {'threads':>8s} {'alone':>8s} {'vs 1':>5s} {'others':>6s} {'parallel':>8s}  |"
+          f" {'side by side, each':>18s} {'vs 1':>5s} {'others':>6s} {'parallel':>9s}")
+
+    def shares(values):
+        return ", ".join(f"{v:.0%}" for v in values) if min(values) >= 0 else "-"
+
+    for batch in args.batches:
+        base = {}
+        for threads in args.threads:
+            cells = []
+            for processes in (1, 2):
+                rates, others, parallel = run_group(processes, batch, threads, args.seconds)
+                mean = sum(rates) / len(rates)
+                if threads == "1":
+                    base[processes] = mean
+                ratio = f"{mean / base[processes]:5.2f}" if processes in base else f"{'-':>5s}"
+                cells.append((", ".join(f"{r / 1e6:.2f}M" for r in rates), ratio, f"{others:6.2f}",
+                              shares(parallel)))
+            (a, ra, oa, pa), (b, rb, ob, pb) = cells
+            print(f"{batch:5d} {threads:>8s} {a:>8s} {ra} {oa} {pa:>8s}  | {b:>18s} {rb} {ob} {pb:>9s}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
