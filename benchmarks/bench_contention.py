@@ -1,6 +1,7 @@
 """The fast engine when other jobs share the machine: one process alone, then two side by side.
 
     python benchmarks/bench_contention.py [--seconds 4] [--batches 4096 256] [--threads 1 2 default]
+                                          [--env NAME=VALUE ...]
 
 For each batch size and threads setting the script starts one child process that runs
 ``bench_fast.fast_rate`` (4 players, observation and mask, random legal actions from
@@ -18,6 +19,9 @@ for checkouts whose ``FastTables`` reports it).
 Threads settings: a number is ``FastTables(num_threads=...)``; ``default`` passes no option.
 In a checkout from before that option, a number sets numba's own thread mask instead
 (``numba.set_num_threads``, which every parallel kernel of that version follows).
+
+``--env`` sets environment variables of the children, e.g. ``NUMBA_THREADING_LAYER=workqueue``
+or ``OMP_WAIT_POLICY=PASSIVE`` to try numba's other threading layers and OpenMP's waiting.
 """
 
 from __future__ import annotations
@@ -74,13 +78,24 @@ def child(batch: int, threads: str, seconds: float) -> None:
     if after is not None:
         calls = {k: after.get(k, 0) - seen["calls"].get(k, 0) for k in after}
         share = sum(v for k, v in calls.items() if k > 1) / max(1, sum(calls.values()))
-    print(rate, cpu, share, flush=True)
+    import numba
+
+    try:
+        layer = numba.threading_layer()
+    except ValueError:  # no parallel call was made
+        layer = "none"
+    print(rate, cpu, share, layer, flush=True)
 
 
-def run_group(processes: int, batch: int, threads: str, seconds: float) -> tuple[list[float], float, list[float]]:
+LAYERS: set[str] = set()  # numba threading layers the children used
+
+
+def run_group(processes: int, batch: int, threads: str, seconds: float,
+              env: dict | None = None) -> tuple[list[float], float, list[float]]:
     """Rates of ``processes`` children run at once, other programs' load (cores), parallel shares."""
     cmd = [sys.executable, os.path.abspath(__file__), "--child", str(batch), threads, str(seconds)]
-    procs = [subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    procs = [subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                              env=None if env is None else {**os.environ, **env})
              for _ in range(processes)]
     for p in procs:
         line = p.stdout.readline().strip()
@@ -92,13 +107,15 @@ def run_group(processes: int, batch: int, threads: str, seconds: float) -> tuple
         p.stdin.flush()
     results = []
     for p in procs:
-        results.append([float(x) for x in p.stdout.readline().split()])
+        fields = p.stdout.readline().split()
+        results.append([float(x) for x in fields[:3]] + fields[3:])
     wall, busy = time.perf_counter() - start, machine_busy_seconds() - busy
     for p in procs:
         p.stdin.close()
         if p.wait() != 0:
             raise RuntimeError(f"child {cmd} failed with exit status {p.returncode}")
     others = max(0.0, (busy - sum(r[1] for r in results)) / wall)
+    LAYERS.update(r[3] for r in results)
     return [r[0] for r in results], others, [r[2] for r in results]
 
 
@@ -108,6 +125,8 @@ def main() -> None:
     parser.add_argument("--batches", type=int, nargs="+", default=[4096, 256])
     parser.add_argument("--threads", nargs="+", default=["1", "2", "default"],
                         help="threads settings: numbers (num_threads) and/or 'default'")
+    parser.add_argument("--env", nargs="+", default=[], metavar="NAME=VALUE",
+                        help="environment variables of the benchmark's processes")
     parser.add_argument("--child", nargs=3, metavar=("BATCH", "THREADS", "SECONDS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -116,8 +135,14 @@ def main() -> None:
     for t in args.threads:
         if t != "default" and not (t.isdigit() and int(t) >= 1):
             parser.error(f"--threads: {t!r} is neither a positive number nor 'default'")
+    env = {}
+    for item in args.env:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            parser.error(f"--env: {item!r} is not NAME=VALUE")
+        env[name] = value
     print(f"fast engine, 4 players, observation and mask, random legal actions, {args.seconds:g} s per figure; "
-          f"{os.cpu_count()} CPUs")
+          f"{os.cpu_count()} CPUs" + "".join(f"; {k}={v}" for k, v in env.items()))
     print(f"{'B':>5s} {'threads':>8s} {'alone':>8s} {'vs 1':>5s} {'others':>6s} {'parallel':>8s}  |"
           f" {'side by side, each':>18s} {'vs 1':>5s} {'others':>6s} {'parallel':>9s}")
 
@@ -129,7 +154,7 @@ def main() -> None:
         for threads in args.threads:
             cells = []
             for processes in (1, 2):
-                rates, others, parallel = run_group(processes, batch, threads, args.seconds)
+                rates, others, parallel = run_group(processes, batch, threads, args.seconds, env or None)
                 mean = sum(rates) / len(rates)
                 if threads == "1":
                     base[processes] = mean
@@ -138,6 +163,7 @@ def main() -> None:
                               shares(parallel)))
             (a, ra, oa, pa), (b, rb, ob, pb) = cells
             print(f"{batch:5d} {threads:>8s} {a:>8s} {ra} {oa} {pa:>8s}  | {b:>18s} {rb} {ob} {pb:>9s}", flush=True)
+    print(f"numba threading layer of the children: {', '.join(sorted(LAYERS - {'none'})) or 'none (serial only)'}")
 
 
 if __name__ == "__main__":
