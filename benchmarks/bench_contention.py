@@ -1,7 +1,7 @@
 """The fast engine when other jobs share the machine: one process alone, then two side by side.
 
     python benchmarks/bench_contention.py [--seconds 4] [--batches 4096 256] [--threads 1 2 default]
-                                          [--env NAME=VALUE ...]
+                                          [--rounds 1] [--env NAME=VALUE ...]
 
 For each batch size and threads setting the script starts one child process that runs
 ``bench_fast.fast_rate`` (4 players, observation and mask, random legal actions from
@@ -19,6 +19,10 @@ for checkouts whose ``FastTables`` reports it).
 Threads settings: a number is ``FastTables(num_threads=...)``; ``default`` passes no option.
 In a checkout from before that option, a number sets numba's own thread mask instead
 (``numba.set_num_threads``, which every parallel kernel of that version follows).
+
+``--rounds N`` repeats everything N times, the rounds spread over the run, and each cell
+shows its median round (by the mean rate over its processes): a neighbour's burst then
+spoils one round of a cell rather than the cell.
 
 ``--env`` sets environment variables of the children, e.g. ``NUMBA_THREADING_LAYER=workqueue``
 or ``OMP_WAIT_POLICY=PASSIVE`` to try numba's other threading layers and OpenMP's waiting.
@@ -125,6 +129,8 @@ def main() -> None:
     parser.add_argument("--batches", type=int, nargs="+", default=[4096, 256])
     parser.add_argument("--threads", nargs="+", default=["1", "2", "default"],
                         help="threads settings: numbers (num_threads) and/or 'default'")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="repeat everything; each cell shows its median round (by the mean rate)")
     parser.add_argument("--env", nargs="+", default=[], metavar="NAME=VALUE",
                         help="environment variables of the benchmark's processes")
     parser.add_argument("--child", nargs=3, metavar=("BATCH", "THREADS", "SECONDS"), help=argparse.SUPPRESS)
@@ -132,6 +138,8 @@ def main() -> None:
     if args.child:
         child(int(args.child[0]), args.child[1], float(args.child[2]))
         return
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
     for t in args.threads:
         if t != "default" and not (t.isdigit() and int(t) >= 1):
             parser.error(f"--threads: {t!r} is neither a positive number nor 'default'")
@@ -141,24 +149,39 @@ def main() -> None:
         if not sep or not name:
             parser.error(f"--env: {item!r} is not NAME=VALUE")
         env[name] = value
-    print(f"fast engine, 4 players, observation and mask, random legal actions, {args.seconds:g} s per figure; "
-          f"{os.cpu_count()} CPUs" + "".join(f"; {k}={v}" for k, v in env.items()))
-    print(f"{'B':>5s} {'threads':>8s} {'alone':>8s} {'vs 1':>5s} {'others':>6s} {'parallel':>8s}  |"
-          f" {'side by side, each':>18s} {'vs 1':>5s} {'others':>6s} {'parallel':>9s}")
 
     def shares(values):
         return ", ".join(f"{v:.0%}" for v in values) if min(values) >= 0 else "-"
 
+    # Rounds outermost, so each cell's rounds are spread over the run and a neighbour's burst
+    # spoils one round of a cell rather than all of them.
+    runs: dict[tuple, list] = {}
+    for r in range(args.rounds):
+        for batch in args.batches:
+            for threads in args.threads:
+                for processes in (1, 2):
+                    rates, others, parallel = run_group(processes, batch, threads, args.seconds, env or None)
+                    runs.setdefault((batch, threads, processes), []).append(
+                        (sum(rates) / len(rates), rates, others, parallel))
+            if args.rounds > 1:
+                print(f"round {r + 1} of {args.rounds}: B={batch} done", file=sys.stderr, flush=True)
+
+    def median_round(key):
+        rounds = sorted(runs[key], key=lambda run: run[0])
+        return rounds[(len(rounds) - 1) // 2]
+
+    print(f"fast engine, 4 players, observation and mask, random legal actions, {args.seconds:g} s per figure, "
+          f"median of {args.rounds} round{'s' if args.rounds > 1 else ''}; "
+          f"{os.cpu_count()} CPUs" + "".join(f"; {k}={v}" for k, v in env.items()))
+    print(f"{'B':>5s} {'threads':>8s} {'alone':>8s} {'vs 1':>5s} {'others':>6s} {'parallel':>8s}  |"
+          f" {'side by side, each':>18s} {'vs 1':>5s} {'others':>6s} {'parallel':>9s}")
     for batch in args.batches:
-        base = {}
         for threads in args.threads:
             cells = []
             for processes in (1, 2):
-                rates, others, parallel = run_group(processes, batch, threads, args.seconds, env or None)
-                mean = sum(rates) / len(rates)
-                if threads == "1":
-                    base[processes] = mean
-                ratio = f"{mean / base[processes]:5.2f}" if processes in base else f"{'-':>5s}"
+                mean, rates, others, parallel = median_round((batch, threads, processes))
+                base = median_round((batch, "1", processes))[0] if "1" in args.threads else None
+                ratio = f"{mean / base:5.2f}" if base else f"{'-':>5s}"
                 cells.append((", ".join(f"{r / 1e6:.2f}M" for r in rates), ratio, f"{others:6.2f}",
                               shares(parallel)))
             (a, ra, oa, pa), (b, rb, ob, pb) = cells
