@@ -57,7 +57,8 @@ def child(batch: int, threads: str, seconds: float) -> None:
     import nos_env
     from nos_env.fast_engine import FastTables
 
-    assert os.path.dirname(os.path.dirname(os.path.abspath(nos_env.__file__))) == os.path.dirname(HERE), nos_env.__file__
+    root = os.path.dirname(os.path.dirname(os.path.abspath(nos_env.__file__)))
+    assert root == os.path.dirname(HERE), f"imported {nos_env.__file__}, not this checkout's"
     options = {}
     if threads != "default":
         if "num_threads" in inspect.signature(FastTables).parameters:

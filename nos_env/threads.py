@@ -24,8 +24,9 @@ in training configs, ``--threads`` of the tournament):
   parallel call if that took ``SLOWDOWN`` times the serial one, since beside a busy
   neighbour each parallel call may cost many serial ones. Duels are held at the start, again
   after a while (a quarter of a second, doubling up to ``LONGEST_INTERVAL`` while the choice
-  holds), and soon after a parallel call takes ``SLOWDOWN`` times the usual time, which is
-  how a neighbour's arrival shows. So alone the tables use every core, and beside other
+  holds; after a duel the parallel way lost, long enough that its parallel calls' extra time
+  stays within ``DUEL_SHARE`` of the time), and soon after a parallel call takes ``SLOWDOWN``
+  times the usual time, which is how a neighbour's arrival shows. So alone the tables use every core, and beside other
   busy jobs they fall back to one thread instead of collapsing.
 
 The number of threads never changes a result: tables are independent, and each table's
@@ -50,9 +51,13 @@ import numpy as np
 PARALLEL_FROM = 256
 #: The environment variable that sets the process default (``auto`` or a number).
 ENV_VAR = "NOS_ENV_THREADS"
-#: "auto": seconds between duels right after the choice changed, and at most.
+#: "auto": seconds between duels right after the choice changed, and at most while it holds.
 FIRST_INTERVAL = 0.25
 LONGEST_INTERVAL = 4.0
+#: "auto": after a duel the parallel way lost, the wait is long enough that what its parallel calls
+#: cost beyond serial ones stays within this share of the time (at most MAX_INTERVAL seconds).
+DUEL_SHARE = 0.01
+MAX_INTERVAL = 60.0
 #: "auto": a parallel call this many times slower than usual starts a duel, and one this many
 #: times slower than the serial call before it ends its duel at once.
 SLOWDOWN = 3.0
@@ -157,6 +162,9 @@ class _Duel:
                 serial, parallel = min(self.samples[SERIAL]), min(self.samples[PARALLEL])
                 winner = SERIAL if lost or serial <= parallel else PARALLEL
                 self.interval = FIRST_INTERVAL if winner != self.mode else min(2 * self.interval, LONGEST_INTERVAL)
+                if winner == SERIAL:
+                    extra = sum(self.samples[PARALLEL]) - serial * len(self.samples[PARALLEL])
+                    self.interval = min(max(self.interval, extra / DUEL_SHARE), MAX_INTERVAL)
                 self.mode = winner
                 self.usual = min(serial, parallel)
                 self.next_duel = now + self.interval
