@@ -1,7 +1,7 @@
 """The fast engine when other jobs share the machine: one process alone, then two side by side.
 
     python benchmarks/bench_contention.py [--seconds 4] [--batches 4096 256] [--threads 1 2 default]
-                                          [--rounds 1] [--env NAME=VALUE ...]
+                                          [--rounds 1] [--neighbours 0] [--env NAME=VALUE ...]
 
 For each batch size and threads setting the script starts one child process that runs
 ``bench_fast.fast_rate`` (4 players, observation and mask, random legal actions from
@@ -23,6 +23,9 @@ In a checkout from before that option, a number sets numba's own thread mask ins
 ``--rounds N`` repeats everything N times, the rounds spread over the run, and each cell
 shows its median round (by the mean rate over its processes): a neighbour's burst then
 spoils one round of a cell rather than the cell.
+
+``--neighbours N`` keeps N other processes busy (a Python loop each) during the whole run,
+like other jobs on the machine; ``others`` then counts them.
 
 ``--env`` sets environment variables of the children, e.g. ``NUMBA_THREADING_LAYER=workqueue``
 or ``OMP_WAIT_POLICY=PASSIVE`` to try numba's other threading layers and OpenMP's waiting.
@@ -132,6 +135,7 @@ def main() -> None:
                         help="threads settings: numbers (num_threads) and/or 'default'")
     parser.add_argument("--rounds", type=int, default=1,
                         help="repeat everything; each cell shows its median round (by the mean rate)")
+    parser.add_argument("--neighbours", type=int, default=0, help="busy processes running beside the benchmark")
     parser.add_argument("--env", nargs="+", default=[], metavar="NAME=VALUE",
                         help="environment variables of the benchmark's processes")
     parser.add_argument("--child", nargs=3, metavar=("BATCH", "THREADS", "SECONDS"), help=argparse.SUPPRESS)
@@ -141,6 +145,8 @@ def main() -> None:
         return
     if args.rounds < 1:
         parser.error("--rounds must be at least 1")
+    if args.neighbours < 0:
+        parser.error("--neighbours must be at least 0")
     for t in args.threads:
         if t != "default" and not (t.isdigit() and int(t) >= 1):
             parser.error(f"--threads: {t!r} is neither a positive number nor 'default'")
@@ -157,15 +163,21 @@ def main() -> None:
     # Rounds outermost, so each cell's rounds are spread over the run and a neighbour's burst
     # spoils one round of a cell rather than all of them.
     runs: dict[tuple, list] = {}
-    for r in range(args.rounds):
-        for batch in args.batches:
-            for threads in args.threads:
-                for processes in (1, 2):
-                    rates, others, parallel = run_group(processes, batch, threads, args.seconds, env or None)
-                    runs.setdefault((batch, threads, processes), []).append(
-                        (sum(rates) / len(rates), rates, others, parallel))
-            if args.rounds > 1:
-                print(f"round {r + 1} of {args.rounds}: B={batch} done", file=sys.stderr, flush=True)
+    neighbours = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.neighbours)]
+    try:
+        for r in range(args.rounds):
+            for batch in args.batches:
+                for threads in args.threads:
+                    for processes in (1, 2):
+                        rates, others, parallel = run_group(processes, batch, threads, args.seconds, env or None)
+                        runs.setdefault((batch, threads, processes), []).append(
+                            (sum(rates) / len(rates), rates, others, parallel))
+                if args.rounds > 1:
+                    print(f"round {r + 1} of {args.rounds}: B={batch} done", file=sys.stderr, flush=True)
+    finally:
+        for p in neighbours:
+            p.kill()
+            p.wait()
 
     def median_round(key):
         rounds = sorted(runs[key], key=lambda run: run[0])
@@ -173,7 +185,9 @@ def main() -> None:
 
     print(f"fast engine, 4 players, observation and mask, random legal actions, {args.seconds:g} s per figure, "
           f"median of {args.rounds} round{'s' if args.rounds > 1 else ''}; "
-          f"{os.cpu_count()} CPUs" + "".join(f"; {k}={v}" for k, v in env.items()))
+          f"{os.cpu_count()} CPUs" + "".join(f"; {k}={v}" for k, v in env.items())
+          + (f"; {args.neighbours} busy neighbour process{'es' if args.neighbours > 1 else ''}"
+             if args.neighbours else ""))
     print(f"{'B':>5s} {'threads':>8s} {'alone':>8s} {'vs 1':>5s} {'others':>6s} {'parallel':>8s}  |"
           f" {'side by side, each':>18s} {'vs 1':>5s} {'others':>6s} {'parallel':>9s}")
     for batch in args.batches:

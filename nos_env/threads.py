@@ -8,8 +8,8 @@ barrier that waits for its slowest thread. When another busy process shares the 
 one of the kernel's threads is often off its core and every region waits for it, while the
 spinning threads take CPU from the threads that have work. Measured on 2 cores
 (``benchmarks/bench_contention.py``, docs/benchmarks.md): two threads stepping 4096 tables
-ran about 20 times slower than one thread while a second such job ran, and at 256 tables
-over a hundred times slower; alone, two threads are about 1.5 times faster than one.
+ran about 10 times slower than one thread while a second such job ran, and at 256 tables
+about a hundred times slower; alone, two threads are 1.4 to 1.8 times faster than one.
 
 Settings (``FastTables(num_threads=...)``, ``vector_env(num_threads=...)``, ``env.num_threads``
 in training configs, ``--threads`` of the tournament):
