@@ -19,6 +19,7 @@ the mean per-deal difference between two agents with its interval, so
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import json
 import math
@@ -31,6 +32,7 @@ from nos_env import fast_kernels as K
 from nos_env.fast_engine import FastTables
 from nos_env.games import ALL_ANNOUNCEMENTS, GAME_NAMES
 from nos_env.rng import seed_state
+from nos_env.threads import check_num_threads, default_threads
 
 from .base import Agent, BatchContext
 from .registry import AGENTS, agent_label, check_agent_spec, make_agent
@@ -260,11 +262,13 @@ def label_agents(names: list[str]) -> list[str]:
 
 
 def run_tournament(agent_names: list, deals: int, seed: int = 0, duplicate: bool = True,
-                   tables: int = 256, agent_options: dict | None = None, progress: bool = True) -> TournamentResult:
+                   tables: int = 256, agent_options: dict | None = None, progress: bool = True,
+                   num_threads: int | str | None = None) -> TournamentResult:
     """Play ``deals`` deals; with ``duplicate`` each deal once per rotation of the agents.
 
     Agents are names (``agents.registry``: a baseline, or ``model:PATH`` for a trained
     model) or ready-made :class:`Agent` instances, reported under their ``name``.
+    ``num_threads`` is the engine's threads setting (``nos_env/threads.py``; None: the process default).
     """
     n = len(agent_names)
     if n not in (3, 4, 5):
@@ -274,6 +278,8 @@ def run_tournament(agent_names: list, deals: int, seed: int = 0, duplicate: bool
             check_agent_spec(spec)
     if deals < 1:
         raise ValueError("deals must be at least 1")
+    if num_threads is not None:
+        check_num_threads(num_threads)
     agent_options = agent_options or {}
     agents = [spec if isinstance(spec, Agent) else
               make_agent(spec, seed=seed * 1009 + i, **agent_options.get(spec, {}))
@@ -282,7 +288,7 @@ def run_tournament(agent_names: list, deals: int, seed: int = 0, duplicate: bool
     rotations = n if duplicate else 1
     groups = max(1, min(deals, tables // rotations))
     B = groups * rotations
-    engine = FastTables(B, n, seed=seed)
+    engine = FastTables(B, n, seed=seed, num_threads=num_threads)
     # Tables of one group share a stream: the same deals, in the same order (one-hand episodes).
     for g in range(groups):
         for j in range(rotations):
@@ -354,10 +360,22 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--csv", help="write every hand and seat as CSV")
     parser.add_argument("--png", help="write a chart of chips per hand with 95% CIs")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--threads", default=None, metavar="auto|N",
+                        help="threads of every fast-engine batch of the run (Search's rollouts too): 'auto' "
+                             "(serial beside other busy jobs, every core alone) or a number; "
+                             "default: $NOS_ENV_THREADS, else auto")
     args = parser.parse_args(argv)
-    try:
-        result = run_tournament(args.agents, args.deals, args.seed, duplicate=not args.no_duplicate,
-                                tables=args.tables, progress=not args.quiet)
+    threads = args.threads
+    if threads is not None:
+        threads = int(threads) if threads.isdigit() else threads
+        try:
+            check_num_threads(threads, "--threads")
+        except ValueError as exc:
+            parser.error(str(exc))
+    try:  # --threads holds for every batch of the run, the agents' own included
+        with default_threads(threads) if threads is not None else contextlib.nullcontext():
+            result = run_tournament(args.agents, args.deals, args.seed, duplicate=not args.no_duplicate,
+                                    tables=args.tables, progress=not args.quiet)
     except ValueError as exc:
         parser.error(str(exc))
     print(result.table())

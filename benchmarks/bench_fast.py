@@ -5,7 +5,7 @@
 
 All figures are agent-steps per second with uniformly random legal actions,
 4 players. Random actions for the fast engine come from a numba kernel
-(``fast_kernels.sample_legal``, which reads the engine's legal-action list) so
+(``FastTables.sample_legal``, which reads the engine's legal-action list) so
 the policy does not dominate; each fast-engine figure is the median over
 0.25-second blocks, and includes the action checks of ``FastTables.step``. Also
 prints the kernels' compile time (cold: an empty numba cache in a fresh
@@ -47,25 +47,35 @@ def compile_seconds(cold: bool) -> float:
 BLOCK_SECONDS = 0.25
 
 
-def fast_rate(batch: int, observe: bool, seconds: float) -> float:
+def fast_rate(batch: int, observe: bool, seconds: float, ready=None, **table_options) -> float:
+    """Agent-steps per second of ``batch`` tables; ``ready(tables)`` (if given) is called once the
+    kernels are warm, just before the timed blocks; ``table_options`` go to ``FastTables``."""
     from nos_env import fast_kernels as K
     from nos_env.fast_engine import FastTables
     from nos_env.rng import seed_state
 
-    tables = FastTables(batch, 4, seed=1)
+    tables = FastTables(batch, 4, seed=1, **table_options)
     tables.reset_tables()
     policy = np.array([seed_state(10_000 + b) for b in range(batch)], np.uint64)
     actions = np.zeros(batch, np.int64)
+    if hasattr(tables, "sample_legal"):  # the policy on the tables' own threads setting
+        def sample():
+            tables.sample_legal(policy, actions)
+    else:  # a checkout from before FastTables.sample_legal (benchmarks/bench_contention.py runs those)
+        def sample():
+            K.sample_legal(tables.T, tables.LEGAL, policy, actions)
     for _ in range(20):  # past the deals, into mid-hand positions, and the kernels warm
-        K.sample_legal(tables.T, tables.LEGAL, policy, actions)
+        sample()
         tables.step(actions, observe=observe)
+    if ready is not None:
+        ready(tables)
     rates = []
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
         steps = 0
         block = time.perf_counter()
         while time.perf_counter() - block < BLOCK_SECONDS:
-            K.sample_legal(tables.T, tables.LEGAL, policy, actions)
+            sample()
             tables.step(actions, observe=observe)
             steps += batch
         rates.append(steps / (time.perf_counter() - block))

@@ -7,6 +7,9 @@ forms go through the reference engine, which can rebuild any table's hand
 (:meth:`FastTables.reference_hand`) because the two engines play the same
 games.
 
+Threads: ``num_threads`` chooses how many threads the kernels run on (``threads.py``):
+``"auto"`` by default, which stays serial beside other busy jobs instead of collapsing.
+
 Seeding: table ``b`` draws from SplitMix64 seeded with ``seed + b``
 (``rng.py``), so it plays the same games as ``nos_env.env()`` reset with
 ``seed=seed + b`` followed by plain resets, in either backend.
@@ -22,11 +25,11 @@ from .encoding import NUM_ACTIONS, OBSERVATION_SIZE, index_to_action, legal_mask
 from .engine import DEFAULT_CHIPS, Hand, Options
 from .options import CHIP_GUARD, check_bool, check_chips, check_chips_in_guard, check_options, check_seed, is_integer
 from .rng import seed_state
+from .threads import PARALLEL_FROM, ThreadChoice, resolve
 from .tiles import ALL_TILES, TILE_INDEX
 
 ARRAYS = ("T", "S", "A", "L", "BONE", "R", "MASK", "LEGAL", "H", "PEN")
-#: Batches at least this large step on every core; smaller ones avoid the threads' start-up cost.
-PARALLEL_FROM = 256
+__all__ = ["ARRAYS", "PARALLEL_FROM", "FastTables"]
 
 
 class FastTables:
@@ -41,6 +44,7 @@ class FastTables:
         illegal_action: str = "raise",
         auto_forced: bool = False,
         chip_scale: float = 100.0,
+        num_threads: int | str | None = None,
     ):
         if not is_integer(num_envs) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
@@ -48,6 +52,8 @@ class FastTables:
         seed = check_seed(seed)
         if first_hand_rule is not None:
             check_bool("first_hand_rule", first_hand_rule)
+        #: "auto" or a number of threads (``threads.py``); None at construction means the process default
+        self.num_threads = resolve(num_threads)
         self.num_envs = B = int(num_envs)
         self.num_players = check_num_players(num_players)
         self.hands_per_episode = int(hands_per_episode)
@@ -71,8 +77,7 @@ class FastTables:
         self.H = np.zeros((B, K.MAX_HISTORY), np.int16)
         # (raise mode has no penalties: one unused column instead of 258, 8 MiB less at B=4096)
         self.PEN = np.zeros((B, K.PEN_COLUMNS if self.penalty else 1), np.int64)
-        self._step = K.step_batch_parallel if B >= PARALLEL_FROM else K.step_batch
-        self._observe = K.observe_batch_parallel if B >= PARALLEL_FROM else K.observe_batch
+        self._threads = ThreadChoice(self.num_threads, B)
         self._out = None  # output buffers of step(), made on first use
         self._obs_out = None
         self._no_obs = np.zeros((1, OBSERVATION_SIZE), np.float32)  # never written (observe=False)
@@ -216,11 +221,11 @@ class FastTables:
             self._obs_out = np.zeros((B, OBSERVATION_SIZE), np.float32)
         rewards, terminated, final_chips, current, self.final_stats = self._out
         obs = self._obs_out if observe else self._no_obs
-        self._step(self.T, self.S, self.A, self.L, self.BONE, self.R, self.MASK, self.LEGAL, self.H, self.PEN,
-                   self.num_players,
-                   actions, self.auto_forced, self.penalty, self.hands_per_episode, self.first_hand_rule,
-                   self.starting_chips, rewards, terminated, final_chips, self.final_stats, current, obs, observe,
-                   self.chip_scale, autoreset)
+        self._threads.run("step+obs" if observe else "step", K.step_batch, K.step_batch_parallel,
+                          self.T, self.S, self.A, self.L, self.BONE, self.R, self.MASK, self.LEGAL, self.H, self.PEN,
+                          self.num_players, actions, self.auto_forced, self.penalty, self.hands_per_episode,
+                          self.first_hand_rule, self.starting_chips, rewards, terminated, final_chips,
+                          self.final_stats, current, obs, observe, self.chip_scale, autoreset)
         return rewards, terminated.view(np.bool_), final_chips, current, (obs if observe else None)
 
     def observe(self, seats, obs: np.ndarray | None = None) -> np.ndarray:
@@ -236,8 +241,29 @@ class FastTables:
                 or obs.dtype != np.float32 or not obs.flags.c_contiguous or not obs.flags.writeable:
             raise ValueError(f"obs must be a writable C-contiguous float32 array of shape "
                              f"({self.num_envs}, {OBSERVATION_SIZE}) or None")
-        self._observe(self.T, self.S, self.A, self.L, self.num_players, seats, obs, self.chip_scale)
+        self._threads.run("observe", K.observe_batch, K.observe_batch_parallel,
+                          self.T, self.S, self.A, self.L, self.num_players, seats, obs, self.chip_scale)
         return obs
+
+    def sample_legal(self, state: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """A uniformly random legal action per table (``fast_kernels.IDLE`` for a finished table
+        waiting without autoreset), drawn from ``state``: the caller's own SplitMix64 streams,
+        uint64 [B], advanced in place (``rng.seed_state(s)`` seeds one). Returns ``out`` (int64 [B])."""
+        B = self.num_envs
+        if not isinstance(state, np.ndarray) or state.dtype != np.uint64 or state.shape != (B,):
+            raise ValueError(f"state must be a uint64 array of shape ({B},), got "
+                             f"{getattr(state, 'dtype', type(state).__name__)} {getattr(state, 'shape', '')}")
+        if out is None:
+            out = np.empty(B, np.int64)
+        elif not isinstance(out, np.ndarray) or out.dtype != np.int64 or out.shape != (B,):
+            raise ValueError(f"out must be an int64 array of shape ({B},)")
+        self._threads.run("sample", K.sample_legal_serial, K.sample_legal, self.T, self.LEGAL, state, out)
+        return out
+
+    @property
+    def thread_stats(self) -> dict[int, int]:
+        """Kernel calls so far by the number of threads they ran on, e.g. ``{1: 40, 2: 9000}``."""
+        return dict(self._threads.stats)
 
     # ----------------------------------------------------------- inspection
     def legal_actions(self, b: int) -> np.ndarray:
@@ -288,16 +314,14 @@ class FastTables:
         return hand
 
     # ------------------------------------------------------- clone / restore
-    def __getstate__(self):  # numba dispatchers are module globals: pickle by name
+    def __getstate__(self):  # the threads' timings belong to this process and its machine
         state = dict(self.__dict__)
-        state["_step"] = state["_step"].__name__
-        state["_observe"] = state["_observe"].__name__
+        del state["_threads"]
         return state
 
     def __setstate__(self, state):
-        state["_step"] = getattr(K, state["_step"])
-        state["_observe"] = getattr(K, state["_observe"])
         self.__dict__.update(state)
+        self._threads = ThreadChoice(self.num_threads, self.num_envs)
 
     def clone(self) -> dict:
         """A snapshot of every table (arrays copied), for search."""

@@ -1214,9 +1214,21 @@ def observe_batch_parallel(T, S, A, L, n, seats, obs, chip_scale):
 
 
 # ------------------------------------------------------------- batched random policy
+@njit(**KERNEL, inline="always")
+def _sample_one(T, LEGAL, R, out, b):
+    count = T[b, T_NLEGAL]
+    out[b] = LEGAL[b, _below(R, b, count)] if count > 0 else IDLE  # a finished table waits
+
+
 @njit(cache=True, parallel=True)
 def sample_legal(T, LEGAL, R, out):
     """A uniformly random legal action per table, from the policy's own streams R (uint64 [B])."""
     for b in prange(LEGAL.shape[0]):
-        count = T[b, T_NLEGAL]
-        out[b] = LEGAL[b, _below(R, b, count)] if count > 0 else IDLE  # a finished table waits
+        _sample_one(T, LEGAL, R, out, b)
+
+
+@njit(**KERNEL)
+def sample_legal_serial(T, LEGAL, R, out):
+    """``sample_legal`` on the calling thread only (the same draws)."""
+    for b in range(LEGAL.shape[0]):
+        _sample_one(T, LEGAL, R, out, b)

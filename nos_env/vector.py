@@ -27,6 +27,11 @@ Chips the new episode pays before its first decision (a forced set with
 ``auto_forced``, D12) are added to that table's next ``rewards``, so no
 reward is ever lost and every episode's rewards add up to its chip change.
 
+Threads: ``num_threads`` is ``"auto"`` (the default: serial below 256 tables; from there
+serial or on every core, whichever the engine measures faster, so it falls back to one thread
+beside other busy jobs) or a fixed number of threads; see ``nos_env/threads.py``. Results
+never depend on it.
+
 Seeding: table b draws from SplitMix64 seeded with ``seed + b``: it plays the
 same games as ``nos_env.env()`` after ``reset(seed=seed + b)`` (and then plain
 resets), on either backend.
@@ -70,11 +75,12 @@ class NosVectorEnv:
         reward_scale: float = 1.0,
         chip_scale: float = 100.0,
         copy_observations: bool = True,
+        num_threads: int | str | None = None,
     ):
         check_options(reward_scale=reward_scale)
         check_bool("copy_observations", copy_observations)
         self.tables = FastTables(num_envs, num_players, seed, hands_per_episode, first_hand_rule,
-                                 starting_chips, illegal_action, auto_forced, chip_scale)
+                                 starting_chips, illegal_action, auto_forced, chip_scale, num_threads)
         self.num_envs = self.tables.num_envs
         self.num_players = self.tables.num_players
         self.reward_scale = float(reward_scale)

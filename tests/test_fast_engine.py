@@ -1,6 +1,8 @@
 """The fast engine plays exactly the reference engine's games; the vector API works as documented."""
 
 import json
+import pickle
+import re
 
 import numpy as np
 import pytest
@@ -12,9 +14,11 @@ from nos_env.deal import Deal
 from nos_env.differential import run
 from nos_env.encoding import NUM_ACTIONS, OBSERVATION_SIZE, action_to_index, encode_observation, legal_mask
 from nos_env.engine import IllegalActionError
-from nos_env.fast_engine import FastTables
+from nos_env.fast_engine import PARALLEL_FROM, FastTables
 from nos_env.record import start_from_record
 from nos_env.rng import SplitMix64, seed_state
+from nos_env.threads import (DUEL_SHARE, ENV_VAR, FIRST_INTERVAL, LONGEST_INTERVAL, MAX_INTERVAL, PARALLEL, SERIAL,
+                             _Duel, default_num_threads, default_threads, max_threads, set_default_num_threads)
 
 COUNTS = [3, 4, 5]
 
@@ -185,36 +189,140 @@ def test_autoreset_never_loses_a_reward(auto_forced, hands):
         np.testing.assert_allclose(rewards.sum(axis=1), 0)
 
 
-def test_parallel_kernels_play_what_the_serial_ones_play():
-    """Batches of PARALLEL_FROM tables and more step on every core; they must play exactly what
-    the serial kernels play (the differential runs use small, serial batches)."""
-    from nos_env.fast_engine import PARALLEL_FROM
-
+@pytest.mark.parametrize("num_threads", ["auto"] + list(range(2, max_threads() + 1)))
+def test_every_threads_setting_plays_what_one_thread_plays(num_threads):
+    """From PARALLEL_FROM tables on, "auto" runs the parallel kernels too (its first duel always
+    does); every setting must play exactly what the serial kernels play (the differential runs
+    use small, serial batches), random draws of ``sample_legal`` included."""
     B = PARALLEL_FROM + 44
-    parallel = FastTables(B, 4, seed=21, hands_per_episode=2)
-    serial = FastTables(B, 4, seed=21, hands_per_episode=2)
-    assert parallel._step is K.step_batch_parallel
-    serial._step, serial._observe = K.step_batch, K.observe_batch
-    for tables in (parallel, serial):
-        tables.reset_tables()
+    tables = FastTables(B, 4, seed=21, hands_per_episode=2, num_threads=num_threads)
+    serial = FastTables(B, 4, seed=21, hands_per_episode=2, num_threads=1)
+    for t in (tables, serial):
+        t.reset_tables()
     policy = np.array([seed_state(7 + b) for b in range(B)], np.uint64)
-    actions = np.zeros(B, np.int64)
+    policy_copy = policy.copy()
+    actions, drawn = np.zeros(B, np.int64), np.zeros(B, np.int64)
     finished = 0
     for step in range(150):
-        K.sample_legal(serial.T, serial.LEGAL, policy, actions)
+        serial.sample_legal(policy, actions)
+        tables.sample_legal(policy_copy, drawn)
+        np.testing.assert_array_equal(drawn, actions)
         idle = np.random.default_rng(step).random(B) < 0.1
         actions[idle] = K.IDLE
-        a = parallel.step(actions, observe=True, allow_idle=True)
-        b = serial.step(actions, observe=True, allow_idle=True)
+        observe = step % 5 != 4  # both kinds of step call
+        a = tables.step(actions, observe=observe, allow_idle=True)
+        b = serial.step(actions, observe=observe, allow_idle=True)
         if step == 0:  # an idle table's row is not written: zeros before its first step
             assert not a[4][idle].any()
-        for got, want in zip(a, b):
+        for got, want in zip(a[:4], b[:4]):
             np.testing.assert_array_equal(got, want)
+        if observe:
+            np.testing.assert_array_equal(a[4], b[4])
+        else:
+            assert a[4] is None and b[4] is None
         finished += int(b[1].sum())
     for name in ("T", "S", "A", "L", "BONE", "R", "MASK", "LEGAL", "H"):
-        np.testing.assert_array_equal(getattr(parallel, name), getattr(serial, name), err_msg=name)
-    np.testing.assert_array_equal(parallel.observe(parallel.current_player), serial.observe(serial.current_player))
+        np.testing.assert_array_equal(getattr(tables, name), getattr(serial, name), err_msg=name)
+    np.testing.assert_array_equal(policy_copy, policy)
+    np.testing.assert_array_equal(tables.observe(tables.current_player), serial.observe(serial.current_player))
     assert finished > 0  # episodes ended and restarted inside the comparison
+    assert set(serial.thread_stats) == {1}
+    if num_threads == "auto":  # both ways ran (on a one-CPU machine "auto" is serial)
+        assert set(tables.thread_stats) == ({1, max_threads()} if max_threads() > 1 else {1})
+    else:
+        assert set(tables.thread_stats) == {num_threads}
+
+
+@pytest.mark.parametrize("bad", [0, -1, max_threads() + 1, "two", "", "Auto", True, 2.0, [2]])
+def test_num_threads_is_checked_everywhere_it_is_accepted(bad):
+    message = (f"num_threads must be 'auto' or a number of threads from 1 to {max_threads()} "
+               f"(numba.config.NUMBA_NUM_THREADS")
+    with pytest.raises(ValueError, match=re.escape(message)):
+        FastTables(4, num_threads=bad)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        nos_env.vector_env(4, num_threads=bad)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        set_default_num_threads(bad)
+    assert default_num_threads() == "auto"  # a refused default changes nothing
+    assert FastTables(4, num_threads=np.int64(1)).num_threads == 1
+    assert nos_env.vector_env(4).tables.num_threads == "auto"
+
+
+def test_the_process_default_comes_from_the_call_then_the_environment(monkeypatch):
+    monkeypatch.setenv(ENV_VAR, "1")
+    assert FastTables(PARALLEL_FROM).num_threads == 1
+    assert FastTables(PARALLEL_FROM, num_threads="auto").num_threads == "auto"  # an explicit setting wins
+    try:
+        set_default_num_threads("auto")
+        assert FastTables(4).num_threads == "auto"  # the call's default wins over the variable
+        with default_threads(1):
+            assert FastTables(4).num_threads == 1
+            with pytest.raises(ValueError, match="two"):
+                with default_threads("two"):
+                    pass
+            assert default_num_threads() == 1  # the refused block changed nothing
+        assert default_num_threads() == "auto"  # restored after the block
+    finally:
+        set_default_num_threads(None)
+    assert default_num_threads() == 1
+    monkeypatch.setenv(ENV_VAR, " auto ")
+    assert default_num_threads() == "auto"
+    monkeypatch.setenv(ENV_VAR, "0")
+    with pytest.raises(ValueError, match=f"the {ENV_VAR} environment variable must be 'auto' or a number"):
+        FastTables(4)
+    monkeypatch.delenv(ENV_VAR)
+    assert default_num_threads() == "auto"
+
+
+def test_auto_picks_the_faster_way_and_leaves_a_collapsing_one_quickly():
+    """The duel's decisions on a made-up clock (no timing): serial 1 ms a call, parallel as given."""
+    duel, clock = _Duel(), [0.0]
+
+    def call(parallel_seconds, serial_seconds=1e-3):
+        mode = duel.pick(clock[0])
+        clock[0] += serial_seconds if mode == SERIAL else parallel_seconds
+        duel.record(mode, serial_seconds if mode == SERIAL else parallel_seconds, clock[0])
+        return mode
+
+    # Alone: parallel is twice as fast; the first duel alternates and picks it.
+    assert [call(0.5e-3) for _ in range(4)] == [SERIAL, PARALLEL, SERIAL, PARALLEL]
+    assert duel.mode == PARALLEL and duel.interval == FIRST_INTERVAL
+    # It stays parallel until the next duel, which it wins again: the interval doubles.
+    calls = 0
+    while call(0.5e-3) == PARALLEL:
+        calls += 1
+    assert calls == pytest.approx(FIRST_INTERVAL / 0.5e-3, abs=2)
+    assert [call(0.5e-3) for _ in range(3)] == [PARALLEL, SERIAL, PARALLEL]
+    assert duel.mode == PARALLEL and duel.interval == 2 * FIRST_INTERVAL
+    # A neighbour arrives: parallel calls take 20 ms. The first slow one asks for a duel at once,
+    # which ends after one parallel call, so the collapse costs two parallel calls in all; the
+    # next duel waits until the 19 ms that call lost are 1% of the time.
+    assert call(20e-3) == PARALLEL
+    assert [call(20e-3) for _ in range(2)] == [SERIAL, PARALLEL]
+    assert duel.mode == SERIAL and duel.interval == pytest.approx(19e-3 / DUEL_SHARE)
+    # Serial until the neighbour leaves; each lost duel costs one parallel call and doubles the wait.
+    modes = [call(20e-3) for _ in range(20_000)]
+    assert duel.interval == LONGEST_INTERVAL
+    assert 2 <= modes.count(PARALLEL) <= 5
+    # The neighbour leaves: the next duel goes back to parallel.
+    while call(0.5e-3) == SERIAL:
+        pass
+    assert [call(0.5e-3) for _ in range(3)] == [SERIAL, PARALLEL, PARALLEL] and duel.mode == PARALLEL
+    # A parallel call that costs 2 s more than a serial one: the wait is capped.
+    duel = _Duel()
+    assert [call(2.0) for _ in range(3)] == [SERIAL, PARALLEL, SERIAL]
+    assert duel.mode == SERIAL and duel.interval == MAX_INTERVAL
+
+
+def test_tables_pickle_with_their_setting():
+    tables = FastTables(PARALLEL_FROM, 4, seed=3, num_threads="auto")
+    tables.reset_tables()
+    tables.step(tables.sample_legal(np.array([seed_state(b) for b in range(PARALLEL_FROM)], np.uint64)))
+    copy = pickle.loads(pickle.dumps(tables))
+    assert copy.num_threads == "auto" and copy.thread_stats == {}  # timings stay with their process
+    np.testing.assert_array_equal(copy.MASK, tables.MASK)
+    with pytest.raises(ValueError, match=rf"state must be a uint64 array of shape \({PARALLEL_FROM},\)"):
+        tables.sample_legal(np.zeros(PARALLEL_FROM, np.int64))
 
 
 def test_legal_list_matches_the_mask_and_sampling_is_uniform():

@@ -133,6 +133,26 @@ def test_command_line_writes_every_output(tmp_path, capsys):
         main(["--agents", "greedy", "nobody", "random"])
 
 
+def test_threads_option_of_the_tournament(capsys):
+    """Results do not depend on the threads setting (270 tables: the parallel kernels' size), and
+    --threads is checked, applies to the run, and leaves the process default as it was."""
+    from nos_env.threads import default_num_threads
+
+    kwargs = dict(deals=90, seed=5, tables=270, progress=False)
+    one = run_tournament(["greedy", "random", "random"], num_threads=1, **kwargs)
+    auto = run_tournament(["greedy", "random", "random"], num_threads="auto", **kwargs)
+    np.testing.assert_array_equal(one.chips, auto.chips)
+    np.testing.assert_array_equal(one.by_reason, auto.by_reason)
+    with pytest.raises(ValueError, match="num_threads must be 'auto' or a number of threads"):
+        run_tournament(["greedy", "random", "random"], num_threads=0, **kwargs)
+    main(["--agents", "greedy", "random", "random", "--deals", "6", "--tables", "6", "--quiet", "--threads", "1"])
+    assert "head to head" in capsys.readouterr().out
+    assert default_num_threads() == "auto"
+    with pytest.raises(SystemExit):
+        main(["--agents", "greedy", "random", "random", "--threads", "many"])
+    assert "--threads must be 'auto' or a number of threads from 1 to" in capsys.readouterr().err
+
+
 def test_known_agents():
     assert {"random", "greedy"} <= set(AGENTS)
     with pytest.raises(ValueError, match="unknown agent"):

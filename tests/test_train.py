@@ -127,6 +127,9 @@ def test_shipped_configs_load(name):
     ({"policy": {"pi": [64, 0]}}, "policy.pi: must be a list of positive layer sizes"),
     ({"policy": {"activation": "gelu"}}, "policy.activation"),
     ({"run": {"name": "a/b"}}, "run.name: must be a plain folder name"),
+    ({"env": {"num_threads": 0}}, "env.num_threads: must be 'auto' or a number of threads from 1 to"),
+    ({"env": {"num_threads": "all"}}, "env.num_threads: must be 'auto' or a number of threads from 1 to"),
+    ({"env": {"num_threads": 1.0}}, "env.num_threads: must be 'auto' or a number of threads from 1 to"),
     (["run"], "must be a mapping of sections"),
 ])
 def test_config_errors_name_the_key_and_the_fix(data, message):
@@ -161,6 +164,15 @@ def test_defaults_round_trip_and_cli_overrides(tmp_path, capsys):
     with pytest.raises(SystemExit):
         train_main(["--config", str(ROOT / "configs" / "smoke.yaml"), "--set", "n_epochs=2"])
     assert "expected section.key=value" in capsys.readouterr().err
+
+
+def test_num_threads_reaches_the_self_play_engine():
+    from train.trainer import make_env
+
+    assert from_dict({}).env.num_threads == "auto"
+    config = from_dict({"env": {"num_threads": 1, "num_envs": 8}, "ppo": {"n_steps": 4, "batch_size": 8}})
+    env, _ = make_env(config)
+    assert env.tables.num_threads == 1
 
 
 # ------------------------------------------------------- smoke run and resume

@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 
 from agents.registry import AGENTS
+from nos_env.threads import check_num_threads
 
 
 class ConfigError(ValueError):
@@ -40,6 +41,7 @@ class EnvConfig:
     reward_scale: float = 0.01  # reward = chips * reward_scale
     auto_forced: bool = True  # D12: decisions with one legal action are applied, not asked
     tactics_hint: bool = False  # append Tactics' choice to the observation (train.policy)
+    num_threads: Any = "auto"  # the fast engine's threads: "auto" or 1..NUMBA_NUM_THREADS (nos_env/threads.py)
 
 
 @dataclass
@@ -173,7 +175,7 @@ def from_dict(data: dict | None, source: str = "config") -> TrainConfig:
             if key not in known:
                 _fail(f"{source}: {section}", f"unknown key {key!r}{_suggest(key, known)}")
             default = getattr(target, key)
-            if default is not None and key not in ("learner_seat", "target_kl"):
+            if default is not None and key not in ("learner_seat", "target_kl", "num_threads"):
                 value = _check_type(where, value, default)
             setattr(target, key, value)
     validate(config, source)
@@ -210,6 +212,10 @@ def validate(c: TrainConfig, source: str = "config") -> None:
                                  and 0 <= seat < c.env.num_players):
         _fail(w("env.learner_seat"), f"must be 'rotate' or a seat 0..{c.env.num_players - 1}, got {seat!r}")
     _positive(w("env.reward_scale"), c.env.reward_scale)
+    try:
+        check_num_threads(c.env.num_threads, "env.num_threads:")
+    except ValueError as exc:
+        _fail(source, str(exc))
     if not c.opponents.baselines:
         _fail(w("opponents.baselines"), "needs at least one agent: the pool starts with the baselines "
                                         "(snapshots join it during training)")

@@ -57,14 +57,16 @@ def final_report(config: TrainConfig, policy, run_dir: Path, training_seconds: f
     rows = []
     if config.eval.final_deals > 0:
         for opponent in config.eval.final_opponents:
-            row = evaluate(policy, opponent, config.eval.final_deals, n, seed=EVAL_SEED + 1)
+            row = evaluate(policy, opponent, config.eval.final_deals, n, seed=EVAL_SEED + 1,
+                           num_threads=config.env.num_threads)
             row["seats"] = n - 1
             rows.append(row)
     best = run_dir / "best_model.zip"
     if config.eval.final_deals > 0 and best.exists():
         from .model_agent import load_policy
 
-        row = evaluate(load_policy(best), config.eval.opponent, config.eval.final_deals, n, seed=EVAL_SEED + 1)
+        row = evaluate(load_policy(best), config.eval.opponent, config.eval.final_deals, n, seed=EVAL_SEED + 1,
+                       num_threads=config.env.num_threads)
         row["seats"] = n - 1
         row["opponent_label"] = f"{config.eval.opponent} (best_model.zip)"
         rows.append(row)

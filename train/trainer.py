@@ -50,7 +50,8 @@ def make_env(config: TrainConfig) -> tuple[SelfPlayVecEnv, OpponentPool]:
         pool.add(make_agent(name, seed=c.run.seed * 7919 + i), weight, label=name)
     env = SelfPlayVecEnv(c.env.num_envs, pool, num_players=c.env.num_players, seed=c.run.seed,
                          learner_seat=c.env.learner_seat, reward_scale=c.env.reward_scale,
-                         tactics_hint=c.env.tactics_hint, auto_forced=c.env.auto_forced)
+                         tactics_hint=c.env.tactics_hint, auto_forced=c.env.auto_forced,
+                         num_threads=c.env.num_threads)
     return env, pool
 
 
@@ -67,12 +68,14 @@ def make_model(config: TrainConfig, env: SelfPlayVecEnv) -> MaskablePPO:
                        policy_kwargs=policy_kwargs, seed=c.run.seed, device="cpu", verbose=0)
 
 
-def evaluate(policy, opponent: str, deals: int, num_players: int, seed: int = EVAL_SEED) -> dict:
+def evaluate(policy, opponent: str, deals: int, num_players: int, seed: int = EVAL_SEED,
+             num_threads: int | str | None = None) -> dict:
     """The model (deterministic) in one seat against ``num_players - 1`` copies of ``opponent``,
     duplicate deals with every rotation. Chips per hand for the model, and its head-to-head
     difference to the opponent's seats (the tournament's "model vs <opponent>")."""
     agent = PolicyAgent(policy, seed=seed, deterministic=True)
-    result = run_tournament([agent] + [opponent] * (num_players - 1), deals, seed=seed, progress=False)
+    result = run_tournament([agent] + [opponent] * (num_players - 1), deals, seed=seed, progress=False,
+                            num_threads=num_threads)
     s = result.summary()
     model = s["agents_by_name"]["model"]
     versus = s["head_to_head_by_name"][f"model vs {opponent}"]
@@ -179,7 +182,8 @@ class TrainingCallback(BaseCallback):
 
     def run_eval(self, at: int | None = None) -> dict:
         c = self.config
-        result = evaluate(self.model.policy, c.eval.opponent, c.eval.deals, c.env.num_players)
+        result = evaluate(self.model.policy, c.eval.opponent, c.eval.deals, c.env.num_players,
+                          num_threads=c.env.num_threads)
         result["timesteps"] = int(self.num_timesteps if at is None else at)
         result["seconds"] = time.perf_counter() - self.start
         for key in ("model_chips_per_hand", "difference", "difference_ci95"):
