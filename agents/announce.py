@@ -22,7 +22,7 @@ Three questions (see ``docs/announce.md``):
 
 All three step one fast-engine table per (deal, announcement or announcer), in
 batches, asking each agent for its rows at once, as ``agents.tournament`` does.
-The set follows the later-hand rule of a one-hand episode (RULES.md section 2,
+The set follows the later-hand rule of a one-hand episode (docs/rules/nos.md §2,
 D20): a setter holding doubles sets one of them; one without draws the top
 boneyard tile and sets it. Results are chip changes of the hand, the set payment
 included (it is the same for every announcement of a hand, so it cancels in the
@@ -96,7 +96,7 @@ def _check_count(name: str, value, minimum: int = 1) -> int:
 
 
 def check_hand(tiles: list[Tile], num_players: int) -> None:
-    """The setter holds 8-n different tiles (RULES.md section 1)."""
+    """The setter holds 8-n different tiles (docs/rules/nos.md §1)."""
     n = check_num_players(num_players)
     if len(tiles) != hand_size(n):
         raise ValueError(f"with {n} players the setter is dealt {hand_size(n)} tiles, got {len(tiles)}: "
@@ -118,7 +118,7 @@ def check_set(tiles: list[Tile], set_tile: Tile) -> bool:
     if doubles:
         if set_tile not in doubles:
             raise ValueError(f"set tile {tile_str(set_tile)} is not legal: a setter holding doubles must set one "
-                             f"of them ({', '.join(tile_str(d) for d in doubles)}; RULES.md section 2)")
+                             f"of them ({', '.join(tile_str(d) for d in doubles)}; docs/rules/nos.md §2)")
         return False
     if set_tile in tiles:
         raise ValueError(f"set tile {tile_str(set_tile)} is not legal: a setter without a double draws the top "

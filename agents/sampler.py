@@ -1,4 +1,4 @@
-"""Sampling the hidden tiles from one observation (RULES.md section 12, D17).
+"""Sampling the hidden tiles from one observation (docs/rules/nos.md §12, D17).
 
 Given the observer's view (one observation vector, ``encoding.py``) and
 nothing else, :class:`HiddenSampler` draws complete assignments of the tiles

@@ -4,8 +4,8 @@
 (:mod:`nos_env.env`), ``nos_env.raw_env`` the bare one. The reference rules
 engine lives in :mod:`nos_env.engine` (one hand),
 :mod:`nos_env.session` (hands with chips carried over) and
-:mod:`nos_env.record` (JSON hand records). ``RULES.md`` in the shared
-specification is binding; decisions D1..D24 are cited where they apply.
+:mod:`nos_env.record` (JSON hand records). ``docs/rules/nos.md`` in the
+repository is binding; decisions D1..D25 are cited where they apply.
 """
 
 from .actions import Action, format_action, parse_action

@@ -1,4 +1,4 @@
-"""Deals: each seat's tiles and the boneyard order (RULES.md section 1)."""
+"""Deals: each seat's tiles and the boneyard order (docs/rules/nos.md §1)."""
 
 from __future__ import annotations
 

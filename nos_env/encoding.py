@@ -126,7 +126,7 @@ def legal_mask(hand: Hand) -> np.ndarray:
 
 
 # ------------------------------------------------------------ observation
-#: What an arm needs next (RULES.md section 4).
+#: What an arm needs next (docs/rules/nos.md §4).
 NEEDS = (
     "matching",  # any tile matching the open end under the arm's rule
     "cross_tile",  # the arm's first tile in the cross or triangle phase

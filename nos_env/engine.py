@@ -1,4 +1,4 @@
-"""The reference rules engine: one hand of Nos, exactly as RULES.md says.
+"""The reference rules engine: one hand of Nos, exactly as docs/rules/nos.md says.
 
 A :class:`Hand` moves through phases::
 
@@ -13,7 +13,7 @@ logged in :attr:`Hand.events` with ``automatic=True``.
 
 This engine is written for clarity: it is the oracle the fast engine and the
 environments are tested against. Section numbers and decisions (Dnn) refer to
-``RULES.md``.
+``docs/rules/nos.md``.
 """
 
 from __future__ import annotations

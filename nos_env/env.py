@@ -19,7 +19,7 @@ Nos is a Dutch domino game for 3 to 5 players. The player on set lays the
 first tile and announces one of 17 games (76 announcements with their
 parameters); chips change hands for the set, declared doubles, doubles placed
 at once or on the preceding tile, nos (going out first), closing and the
-final count. The rules are `RULES.md` of the shared specification; the engine
+final count. The rules are `docs/rules/nos.md` in the repository; the engine
 (`nos_env.engine`) implements them, this module only wraps it.
 
 ### Arguments

@@ -1,4 +1,4 @@
-"""The 17 games and the 76 announcements (RULES.md section 4).
+"""The 17 games and the 76 announcements (docs/rules/nos.md §4).
 
 An :class:`Announcement` is one item of the menu: a game id 1..17 with its
 parameters. :data:`ALL_ANNOUNCEMENTS` lists the 76 of them in a fixed order;

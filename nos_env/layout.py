@@ -1,6 +1,6 @@
 """The layout: arms around the set tile, and which placements they accept.
 
-Follows RULES.md section 3 (arms and matching), section 4 (phases,
+Follows docs/rules/nos.md §3 (arms and matching), §4 (phases,
 compulsory tiles, conditions, game 17's order, the triangle) and D4, D24.
 Everything here is positional: whether an arm accepts a tile depends only on
 the layout, never on who is asking, so the same code answers "is this play

@@ -1,4 +1,4 @@
-"""Sessions: several hands with chips carried over (RULES.md section 10).
+"""Sessions: several hands with chips carried over (docs/rules/nos.md §10).
 
 The first hand follows the first-hand rule (highest double sets it; a deal
 without a double is shuffled again). The loser of each hand (highest count,

@@ -1,4 +1,4 @@
-"""Tiles of the double-six set (RULES.md section 1).
+"""Tiles of the double-six set (docs/rules/nos.md §1).
 
 A tile is a tuple ``(a, b)`` with ``a <= b``. The 28 tiles have a fixed index
 0..27 in the order 0-0, 0-1, ..., 0-6, 1-1, ..., 6-6; every engine and every

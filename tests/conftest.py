@@ -1,5 +1,4 @@
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -9,14 +8,31 @@ from nos_env.engine import Hand, Options
 from nos_env.tiles import ALL_TILES
 
 ROOT = Path(__file__).resolve().parent.parent
-#: The shared specification sits beside the project (../shared), in CI too;
-#: NOS_SHARED points elsewhere if needed.
-SHARED = Path(os.environ.get("NOS_SHARED", ROOT.parent / "shared"))
-VECTORS = SHARED / "vectors"
+#: The worked examples of docs/rules/nos.md §13, played out as complete deals. The repository
+#: carries them: tests never read anything outside it (test_vector_files.py alone compares
+#: them with the shared specification's copy, when that sits beside the project).
+VECTORS = Path(__file__).resolve().parent / "data" / "vectors"
+#: Every vector file, by name. A fixed list rather than a glob, so a missing or renamed file
+#: fails the tests that replay it instead of silently shrinking their parametrisation.
+VECTOR_NAMES = (
+    "example1_immediate_double_and_wait",
+    "example2_first_condition_lock_and_late_wait",
+    "example3_no_payment_on_a_tile_that_went_out",
+    "example4_contrast_paid_without_the_pass",
+    "example4_no_payment_after_a_pass",
+    "example5_ordinary_double_cross",
+    "example6_fhtt_then_switch",
+    "example7_volapuk_first_three_on_the_six",
+    "example8_game10_arm_begun_with_a_double_is_dead",
+    "example9_game14_open_six_takes_only_one_one",
+    "example10_triangle_forces_drawing",
+)
 GOLDEN = Path(__file__).resolve().parent / "golden"
 
 
 def load_vector(name: str) -> dict:
+    if name not in VECTOR_NAMES:
+        raise ValueError(f"unknown worked example {name!r}; the vectors are {', '.join(VECTOR_NAMES)}")
     return json.loads((VECTORS / f"{name}.json").read_text())
 
 

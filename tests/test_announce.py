@@ -47,7 +47,7 @@ def table_deal(result, sample, column=0):
     return Deal.from_tiles(hands, boneyard)
 
 
-OWN_DOUBLE = ("6-6 6-4 2-5 0-3", "6-6")  # a double from the hand: 43 announcements (RULES.md section 4)
+OWN_DOUBLE = ("6-6 6-4 2-5 0-3", "6-6")  # a double from the hand: 43 announcements (docs/rules/nos.md §4)
 DRAWN = ("1-2 3-5 0-4 2-6", "4-5")  # no double: the top boneyard tile is set: 60 announcements
 
 
@@ -114,7 +114,7 @@ def reference_legal(result, drawn_set):
 def test_every_legal_announcement_and_only_those_is_evaluated(own_double, drawn):
     assert set(own_double.announcements) == reference_legal(own_double, False)
     assert set(drawn.announcements) == reference_legal(drawn, True)
-    # RULES.md section 4: 43 after a double, 60 after a non-double, each once.
+    # docs/rules/nos.md §4: 43 after a double, 60 after a non-double, each once.
     assert len(own_double.announcements) == len(set(own_double.announcements)) == 43
     assert len(drawn.announcements) == len(set(drawn.announcements)) == 60
     assert own_double.chips.shape == (3, 43, 4) and drawn.chips.shape == (2, 60, 4)

@@ -259,7 +259,7 @@ def test_reset_from_a_given_deal_and_seat_on_set(backend):
     for text in ["draw", "set 2-3", "announce ordinary", "no-declare", "no-declare", "no-declare", "no-declare",
                  "decline", "immediate 3-3 L1 out 3", "decline", "decline", "play 2-6 L0"]:
         e.step(raw.text_to_action(text))
-    # RULES.md example 1: 5 to each for the drawn set tile, 3 from A for C's double; C waits.
+    # docs/rules/nos.md §13 example 1: 5 to each for the drawn set tile, 3 from A for C's double; C waits.
     assert raw.hand.chips == raw.chips == [100 - 15 - 3, 205, 305 + 3, 405]
     assert e.agent_selection == "player_3"
     assert e.rewards == {"player_0": 0, "player_1": 0, "player_2": 0, "player_3": 0}

@@ -1,7 +1,7 @@
-"""Rule tests for the 17 games of Nos (RULES.md section 4, with D3-D7, D11, D22, D24).
+"""Rule tests for the 17 games of Nos (docs/rules/nos.md §4, with D3-D7, D11, D22, D24).
 
 Every expected value in this file (legal announcements, legal actions, chips,
-whose turn it is) was derived by hand from RULES.md, never copied from the
+whose turn it is) was derived by hand from docs/rules/nos.md, never copied from the
 engine's output. Deals are 4 players, 4 tiles each, 12 in the boneyard; seat
 0 (A) is on set, so normal play starts with seat 1 (B), then C=2, D=3, A=0.
 

@@ -47,7 +47,7 @@ def test_parsing_is_lenient_about_spacing_and_tile_order():
 
 
 def test_vector_notation_examples_parse():
-    # The shared vectors' notation is this grammar (the "(automatic)" steps are not decisions).
+    # The worked examples' notation (tests/data/vectors) is this grammar (the "(automatic)" steps are not decisions).
     for text in [
         "set 2-3", "announce ordinary FIRST(L0,3)", "announce ordinary FHTT(L1) +switch",
         "announce volapuk ordinary=L1 FIRST(L1,3)", "announce matador cross then ordinary double cross",

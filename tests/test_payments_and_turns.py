@@ -1,15 +1,15 @@
-"""Payment and turn-order rules of Nos (RULES.md sections 2, 5-11).
+"""Payment and turn-order rules of Nos (docs/rules/nos.md §2, §5-§11).
 
 Every expected chip count, ledger entry, seat to move and legal-action list
-below was derived by hand from ``/work/shared/RULES.md`` (the section or
+below was derived by hand from ``docs/rules/nos.md`` (the section or
 decision is cited next to each check), never copied from the engine.
 
 Conventions used in the expectations:
 - 4 players unless said otherwise; seats 0..n-1, "left of i" is i+1 mod n;
 - every seat starts with 500 chips, so the chip total is 500*n;
 - payments caused by one event to several players are listed in seat order
-  (the order the shared worked examples in /work/shared/vectors use);
-  settlement entries are compared as a set, RULES.md gives them no order;
+  (the order the worked examples in tests/data/vectors use);
+  settlement entries are compared as a set, the rules give them no order;
 - D25 (every decision presented, D12 off, the default): after the announcement
   the declaration window asks EVERY seat, in turn order from left of the
   setter, the setter last; one without the table's count of dealt doubles (D8)

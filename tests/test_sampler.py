@@ -1,4 +1,4 @@
-"""agents.sampler: hidden tiles sampled from one observation (RULES.md section 12, D17).
+"""agents.sampler: hidden tiles sampled from one observation (docs/rules/nos.md §12, D17).
 
 Every sample must agree with everything its observer has seen, reality must
 always be one of the consistent assignments, the two sampling paths must be

@@ -1,4 +1,4 @@
-"""RULES.md section 13: the worked examples, replayed from ../shared/vectors.
+"""docs/rules/nos.md §13: the worked examples, replayed from tests/data/vectors.
 
 Every vector file is replayed step by step: the seat to move, the payments
 each decision causes and every seat's chips after it must match, and the
@@ -11,11 +11,8 @@ import json
 
 import pytest
 
-from conftest import VECTORS, accepted_tiles, load_vector, vector_hand
+from conftest import VECTOR_NAMES, VECTORS, accepted_tiles, load_vector, vector_hand
 from nos_env.engine import Options
-
-VECTOR_NAMES = sorted(p.stem for p in VECTORS.glob("*.json"))
-
 
 def replay_steps(vector, options=None):
     """Yield (index, step, hand) after each vector step has been applied and checked."""
