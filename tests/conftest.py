@@ -10,7 +10,7 @@ from nos_env.tiles import ALL_TILES
 ROOT = Path(__file__).resolve().parent.parent
 #: The worked examples of docs/rules/nos.md §13, played out as complete deals. The repository
 #: carries them: tests never read anything outside it (test_vector_files.py alone compares
-#: them with the shared specification's copy, when that sits beside the project).
+#: them with the copies they came from, when those sit beside the project).
 VECTORS = Path(__file__).resolve().parent / "data" / "vectors"
 #: Every vector file, by name. A fixed list rather than a glob, so a missing or renamed file
 #: fails the tests that replay it instead of silently shrinking their parametrisation.

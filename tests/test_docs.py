@@ -1,6 +1,7 @@
-"""The Python examples in the README and docs run as written."""
+"""The docs hold: the Python examples run as written, the rules page carries every decision, citations and links resolve."""
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -29,3 +30,66 @@ def test_readme_gives_exactly_the_two_commands_and_ci_runs_the_test_one():
     assert "-m train --config configs/quick.yaml" in commands[0] and "pytest" in commands[1]
     ci = (ROOT / ".ci" / "run").read_text()
     assert commands[1] in ci
+
+
+# ------------------------------------------------------------------ the rules page and citations
+RULES_PAGE = ROOT / "docs" / "rules" / "nos.md"
+DECISIONS = range(1, 26)  # D1..D25
+
+
+def tracked_text_files():
+    """The repository's own text files (code, tests, docs, configs, data), as git lists them."""
+    import subprocess
+
+    names = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    return [ROOT / n for n in names if n.endswith((".py", ".md", ".yaml", ".yml", ".toml", ".txt", ".json"))]
+
+
+def test_the_rules_page_keeps_sections_1_to_13_in_order():
+    headings = re.findall(r"^## §(\d+) ", RULES_PAGE.read_text(), flags=re.M)
+    assert headings == [str(n) for n in range(1, 14)]
+
+
+def test_every_decision_has_exactly_one_entry_of_its_own_on_the_rules_page():
+    text = RULES_PAGE.read_text()
+    entries = [int(n) for n in re.findall(r"^- \*\*D(\d+)\. ", text, flags=re.M)]
+    assert sorted(entries) == list(DECISIONS), entries
+    index = [int(n) for n in re.findall(r"^\| D(\d+) \|", text, flags=re.M)]
+    assert index == list(DECISIONS), index  # the "decisions at a glance" table, in order
+
+
+def test_every_cited_decision_exists_on_the_rules_page():
+    defined = {int(n) for n in re.findall(r"^- \*\*D(\d+)\. ", RULES_PAGE.read_text(), flags=re.M)}
+    unknown = []
+    for path in tracked_text_files():
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if "noqa" in line:  # pydocstyle codes (D212, D415) are not decisions
+                continue
+            unknown += [f"{path.relative_to(ROOT)}:{number}: D{d}" for d in re.findall(r"\bD(\d+)\b", line)
+                        if int(d) not in defined]
+    assert not unknown, f"decisions cited but not on docs/rules/nos.md: {unknown}"
+
+
+def test_the_repository_cites_its_own_rules_page_not_the_shared_specification():
+    # Only the rules page (its provenance) and the vector-copy comparison may name the shared
+    # text; the vector files themselves are verbatim copies (their "source" field says RULES.md).
+    allowed = {RULES_PAGE, ROOT / "tests" / "test_vector_files.py", Path(__file__).resolve()}
+    outside = [f"{path.relative_to(ROOT)}:{number}"
+               for path in tracked_text_files()
+               if path not in allowed and not (path.parent == ROOT / "tests" / "data" / "vectors" and path.suffix == ".json")
+               for number, line in enumerate(path.read_text().splitlines(), 1)
+               if re.search(r"RULES\.md|/work/shared|\.\./shared\b|shared specification", line)]
+    assert not outside, f"cite docs/rules/nos.md (or tests/data/vectors) instead: {outside}"
+
+
+def test_relative_links_in_the_markdown_files_resolve():
+    broken = []
+    for path in tracked_text_files():
+        if path.suffix != ".md":
+            continue
+        for target in re.findall(r"\]\(([^)\s]+)\)", path.read_text()):
+            if re.match(r"[a-z]+:", target) or target.startswith("#"):
+                continue  # web addresses and in-page anchors
+            if not (path.parent / target.split("#")[0]).exists():
+                broken.append(f"{path.relative_to(ROOT)}: {target}")
+    assert not broken, f"links to missing files: {broken}"
