@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from nos_env.extras import require
+
 from .greedy import GreedyAgent
 from .random_agent import RandomAgent
 from .search import SearchAgent
@@ -24,6 +26,8 @@ def check_agent_spec(spec: str) -> None:
         path = Path(spec[len(MODEL_PREFIX):])
         if not path.is_file():
             raise ValueError(f"no trained model at {str(path)!r} (agent {spec!r})")
+        # A trained model plays through torch and sb3-contrib: the train extra, not the core install.
+        require("train", f"the agent {spec!r} (a trained model)", ("torch", "stable_baselines3", "sb3_contrib"))
         return
     if spec not in AGENTS:
         raise ValueError(f"unknown agent {spec!r}; known: {sorted(AGENTS)} or model:PATH")

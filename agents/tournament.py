@@ -358,7 +358,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--tables", type=int, default=256, help="tables stepped at once")
     parser.add_argument("--json", help="write the summary as JSON")
     parser.add_argument("--csv", help="write every hand and seat as CSV")
-    parser.add_argument("--png", help="write a chart of chips per hand with 95% CIs")
+    parser.add_argument("--png", help="write a chart of chips per hand with 95%% CIs")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument("--threads", default=None, metavar="auto|N",
                         help="threads of every fast-engine batch of the run (Search's rollouts too): 'auto' "

@@ -14,12 +14,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-import yaml
-
-from .config import ConfigError, defaults_yaml, from_dict
+from nos_env.extras import MissingExtraError, require
 
 
 def _apply_overrides(data: dict, overrides: list[str]) -> dict:
+    from .config import ConfigError
     for item in overrides:
         if "=" not in item or "." not in item.split("=", 1)[0]:
             raise ConfigError(f"--set {item!r}: expected section.key=value, e.g. run.total_timesteps=100000")
@@ -30,6 +29,8 @@ def _apply_overrides(data: dict, overrides: list[str]) -> dict:
             data[section] = {}
         if not isinstance(data[section], dict):
             raise ConfigError(f"--set {item!r}: section {section!r} is not a mapping in the config file")
+        import yaml
+
         data[section][name] = yaml.safe_load(value)
     return data
 
@@ -45,6 +46,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument("--print-defaults", action="store_true", help="print the default config and exit")
     args = parser.parse_args(argv)
+    try:
+        require("train", "nos-train")
+    except MissingExtraError as exc:
+        parser.error(str(exc))
+    import yaml
+
+    from .config import ConfigError, defaults_yaml, from_dict
+
     if args.print_defaults:
         print(defaults_yaml(), end="")
         return
@@ -67,7 +76,11 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(str(exc))
     if args.overwrite and args.resume:
         parser.error("--overwrite and --resume contradict each other")
-    from .trainer import train  # torch and SB3 load only once the config is good
+    # torch and SB3 load only once the config is good; on a fresh machine this and numba's first
+    # compile of the engine's kernels take minutes, so say so before the silence.
+    print("nos-train: loading torch and the engine's kernels (the first run compiles them: a few minutes)...",
+          flush=True)
+    from .trainer import train
 
     if args.overwrite and config.run_dir.exists():
         from .trainer import is_run_folder

@@ -1,0 +1,104 @@
+"""Packaging: the environment installs and runs without torch; every command's --help works."""
+
+import subprocess
+import sys
+import tomllib
+
+import pytest
+
+from conftest import ROOT
+
+TRAIN_ONLY = ("torch", "stable_baselines3", "sb3_contrib", "tensorboard", "yaml")
+
+
+def run_python(code: str, timeout: int = 600) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+
+
+def test_core_dependencies_leave_training_to_the_train_extra():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    core = " ".join(project["dependencies"])
+    for name in ("torch", "stable-baselines3", "sb3-contrib", "tensorboard", "pyyaml"):
+        assert name not in core
+    train = project["optional-dependencies"]["train"]
+    assert "torch==2.13.0" in train  # pinned exactly: the CPU wheel on local disk
+    assert not [d for d in train if d.startswith("torch") and d != "torch==2.13.0"]
+
+
+BLOCK_TRAIN_PACKAGES = f"""
+import importlib.abc, sys
+class Blocker(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in {TRAIN_ONLY!r}:
+            raise ModuleNotFoundError(f"No module named {{name!r}} (blocked: the train extra is not installed)")
+        return None
+sys.meta_path.insert(0, Blocker())
+"""
+
+
+def test_environment_agents_and_tournament_work_without_the_train_extra(tmp_path):
+    model = tmp_path / "model.zip"
+    model.write_bytes(b"not a real model")
+    code = BLOCK_TRAIN_PACKAGES + f"""
+import numpy as np
+import nos_env, agents, agents.announce, nos_env.playthrough
+from agents.tournament import run_tournament
+from nos_env.extras import MissingExtraError
+env = nos_env.env(num_players=4)
+env.reset(seed=1)
+for agent in env.agent_iter():
+    obs, _, term, trunc, _ = env.last()
+    env.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+venv = nos_env.vector_env(8, num_players=3, seed=0)
+venv.reset()
+result = run_tournament(["random", "greedy", "tactics", "random"], 2, 0, progress=False)
+try:
+    agents.make_agent("model:{model}")
+except MissingExtraError as exc:
+    assert "'train' extra" in str(exc) and "nos-env[train]" in str(exc), exc
+else:
+    raise AssertionError("a model agent was made without torch")
+from train.cli import main
+try:
+    main(["--print-defaults"])
+except SystemExit as exc:
+    assert exc.code == 2
+else:
+    raise AssertionError("nos-train ran without the train extra")
+assert not set(sys.modules) & set({TRAIN_ONLY!r}), sorted(set(sys.modules) & set({TRAIN_ONLY!r}))
+print("ok")
+"""
+    done = run_python(code)
+    assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-3000:]
+    assert "needs the 'train' extra" in done.stderr  # nos-train's message, through argparse
+
+
+COMMANDS = [
+    ["-m", "nos_env.simulate"],
+    ["-m", "agents.tournament"],
+    ["-m", "agents.announce"],
+    ["-m", "agents.announce", "hand"],
+    ["-m", "agents.announce", "survey"],
+    ["-m", "agents.announce", "compare"],
+    ["-m", "train"],
+    ["-m", "nos_env.playthrough"],
+    ["-m", "nos_env.playthrough", "record"],
+    ["-m", "nos_env.playthrough", "regenerate"],
+    ["-m", "nos_env.playthrough", "check"],
+] + [[f"benchmarks/{p.name}"] for p in sorted((ROOT / "benchmarks").glob("*.py"))]
+
+
+def test_every_entry_point_is_covered():
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    modules = {target.split(":")[0] for target in scripts.values()}
+    covered = {c[1] for c in COMMANDS if c[0] == "-m"}
+    assert modules - {"train.cli"} <= covered and "train" in covered
+    assert len([c for c in COMMANDS if c[0].startswith("benchmarks/")]) >= 9
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+def test_help_works(command):
+    done = subprocess.run([sys.executable, *command, "--help"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "usage:" in done.stdout and "--help" in done.stdout
