@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -201,6 +202,30 @@ def test_smoke_training_writes_everything(smoke_run):
     assert [row.split(",")[-2] for row in evals[1:]] == ["0", "2048", "4096"]  # the untrained model first
     assert len(json.loads((smoke_run / "checkpoints/state.json").read_text())["snapshots"]) == 2
     assert "model − opponent" in (smoke_run / "report.md").read_text()
+    # Checkpoints leave out the last rollout's observations (a resume resets the environment).
+    with zipfile.ZipFile(smoke_run / "checkpoints" / "step_4096.zip") as z:
+        data = z.read("data").decode()
+    assert '"_last_obs"' not in data and '"_last_original_obs"' not in data
+    assert '"_last_obs"' not in zipfile.ZipFile(smoke_run / "model.zip").read("data").decode()
+
+
+def test_a_short_run_talks_to_its_user_and_keeps_no_untrained_best_model(tmp_path, capsys):
+    """Shorter than one evaluation period (eval.every 2048): the only evaluation is the untrained
+    model's, so no best_model.zip. The bar ends at the configured total (SB3 rounds 1000 up to one
+    rollout of 64 x 16 = 1024), with units; the last lines name every file written."""
+    train_main(["--config", str(ROOT / "configs" / "smoke.yaml"), "--set", f"run.output_dir={tmp_path}",
+                "--set", "run.total_timesteps=1000", "--set", "output.progress_bar=true"])
+    out, err = capsys.readouterr()
+    run = tmp_path / "smoke"
+    assert not (run / "best_model.zip").exists()
+    assert "best_model" not in (run / "report.md").read_text()
+    assert out.startswith("nos-train: loading torch")  # said before the silent import and compile
+    bar = err.replace("\r", "\n").strip().splitlines()[-1]
+    assert "1.00k/1.00k" in bar and "decisions" in bar, bar
+    written = out.split("written:")[1]
+    for name in ("model.zip", "report.md", "results.json", "learning_curve.png", "curve.csv", "eval.csv",
+                 "config.yaml", "checkpoints", "tb"):
+        assert str(run / name) in written, name
 
 
 def test_resume_continues_the_run_and_refuses_to_overwrite(smoke_run, capsys):

@@ -35,6 +35,14 @@ def _apply_overrides(data: dict, overrides: list[str]) -> dict:
     return data
 
 
+FILE_NOTES = {
+    "model.zip": "(the trained model: --agents model:PATH)",
+    "best_model.zip": "(the best evaluation during training)",
+    "tb": "(TensorBoard logs: tensorboard --logdir PATH)",
+    "checkpoints": "(resume with --resume)",
+}
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="nos-train", description="Self-play MaskablePPO training for Nos")
     parser.add_argument("--config", help="a YAML config (configs/quick.yaml, configs/full.yaml)")
@@ -100,9 +108,12 @@ def main(argv: list[str] | None = None) -> None:
         print(f"\nnos-train: {exc}", file=sys.stderr)
         raise SystemExit(130) from None
     fps = f"{results['fps_last']:,.0f} decisions/s" if results["fps_last"] else "no rollout in this launch"
-    print(f"\n{config.run.name}: {results['timesteps']:,} timesteps, {fps}; report in "
-          f"{config.run_dir / 'report.md'}\n")
+    print(f"\n{config.run.name}: {results['timesteps']:,} timesteps, {fps}\n")
     print(results["table"])
+    print("\nwritten:")
+    for path in results["files"]:
+        what = FILE_NOTES.get(path.rsplit("/", 1)[-1], "")
+        print(f"  {path}{'  ' + what if what else ''}")
 
 
 if __name__ == "__main__":
