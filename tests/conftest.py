@@ -54,6 +54,40 @@ def accepted_tiles(hand: Hand, arm_name: str) -> set[str]:
     return {f"{a}-{b}" for (a, b) in ALL_TILES if (a, b) not in on_layout and layout.outs(arm, (a, b))}
 
 
+def through_forced_windows(h: Hand, declare: bool = True, immediate: bool = True) -> None:
+    """Walk the D25 windows where nobody has a choice, checking the rule as it goes.
+
+    The declaration window must ask every seat in turn order from left of the
+    setter, the setter last, each with ``no-declare`` as his only action (D25,
+    D8, D9); the immediate-double window must ask every seat but the setter,
+    from left of the setter, each with ``decline`` as his only action (D25, D10).
+    Only for windows in which EVERY asked seat is forced; a test with a real
+    choice in a window writes those steps out, and then passes ``declare=False``
+    (the declarations were written out) or ``immediate=False`` (stop when the
+    immediate window opens).
+    """
+    n, setter = h.num_players, h.on_set
+    order = [(setter + i) % n for i in range(1, n + 1)]  # left of the setter, ..., the setter
+    if declare:
+        for seat in order:
+            assert (h.phase, h.to_move) == ("declare", seat), (
+                f"D25: the declaration window should ask seat {seat}; got {h.phase!r}, seat {h.to_move}")
+            assert h.legal_action_texts() == ["no-declare"], (
+                f"seat {seat} should be forced to no-declare; legal: {h.legal_action_texts()}")
+            h.step("no-declare")
+    assert (h.phase, h.to_move) == ("immediate", order[0]), (
+        f"D25: the immediate window should open with seat {order[0]}; got {h.phase!r}, seat {h.to_move}")
+    if immediate:
+        for seat in order[:-1]:  # the setter is not asked (section 6)
+            assert (h.phase, h.to_move) == ("immediate", seat), (
+                f"D25: the immediate window should ask seat {seat}; got {h.phase!r}, seat {h.to_move}")
+            assert h.legal_action_texts() == ["decline"], (
+                f"seat {seat} should be forced to decline; legal: {h.legal_action_texts()}")
+            h.step("decline")
+        # Nobody placed a double, so nobody owes a wait: play starts left of the setter.
+        assert (h.phase, h.to_move) == ("play", order[0])
+
+
 @pytest.fixture
 def vector():
     return load_vector

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import through_forced_windows
+
 from nos_env.deal import Deal
 from nos_env.engine import Hand, IllegalActionError, Options, new_hand
 from nos_env.session import Session
@@ -68,40 +70,6 @@ def run(h, script):
     for seat, action in script:
         assert h.to_move == seat, f"before {action!r}: expected seat {seat} to move, got {h.to_move}"
         h.step(action)
-
-
-def through_forced_windows(h, declare=True, immediate=True):
-    """Walk the D25 windows where nobody has a choice, checking the rule as it goes.
-
-    The declaration window must ask every seat in turn order from left of the
-    setter, the setter last, each with ``no-declare`` as his only action (D25,
-    D8, D9); the immediate-double window must ask every seat but the setter,
-    from left of the setter, each with ``decline`` as his only action (D25, D10).
-    Only for windows in which EVERY asked seat is forced; a test with a real
-    choice in a window writes those steps out, and then passes ``declare=False``
-    (the declarations were written out) or ``immediate=False`` (stop when the
-    immediate window opens).
-    """
-    n, setter = h.num_players, h.on_set
-    order = [(setter + i) % n for i in range(1, n + 1)]  # left of the setter, ..., the setter
-    if declare:
-        for seat in order:
-            assert (h.phase, h.to_move) == ("declare", seat), (
-                f"D25: the declaration window should ask seat {seat}; got {h.phase!r}, seat {h.to_move}")
-            assert h.legal_action_texts() == ["no-declare"], (
-                f"seat {seat} should be forced to no-declare; legal: {h.legal_action_texts()}")
-            h.step("no-declare")
-    assert (h.phase, h.to_move) == ("immediate", order[0]), (
-        f"D25: the immediate window should open with seat {order[0]}; got {h.phase!r}, seat {h.to_move}")
-    if immediate:
-        for seat in order[:-1]:  # the setter is not asked (section 6)
-            assert (h.phase, h.to_move) == ("immediate", seat), (
-                f"D25: the immediate window should ask seat {seat}; got {h.phase!r}, seat {h.to_move}")
-            assert h.legal_action_texts() == ["decline"], (
-                f"seat {seat} should be forced to decline; legal: {h.legal_action_texts()}")
-            h.step("decline")
-        # Nobody placed a double, so nobody owes a wait: play starts left of the setter.
-        assert (h.phase, h.to_move) == ("play", order[0])
 
 
 def wait_seats(h):
