@@ -44,7 +44,7 @@ from nos_env import fast_kernels as K
 from nos_env.deal import Deal, check_num_players, hand_size
 from nos_env.encoding import ANNOUNCE0, DECLARE, DRAW, SET0
 from nos_env.fast_engine import FastTables
-from nos_env.games import (
+from nos_env.announcements import (
     ALL_ANNOUNCEMENTS,
     GAME_NAMES,
     Announcement,

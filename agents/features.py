@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from nos_env import encoding as E
-from nos_env.games import ALL_ANNOUNCEMENTS, game_spec, is_legal_for_set_tile
+from nos_env.announcements import ALL_ANNOUNCEMENTS, game_spec, is_legal_for_set_tile
 from nos_env.layout import Layout
 from nos_env.tiles import ALL_TILES, MATADORS, count_value
 

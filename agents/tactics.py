@@ -94,7 +94,7 @@ from __future__ import annotations
 import numpy as np
 
 from nos_env import encoding as E
-from nos_env.games import ALL_ANNOUNCEMENTS, MATADOR, game_spec, is_legal_for_set_tile
+from nos_env.announcements import ALL_ANNOUNCEMENTS, MATADOR, game_spec, is_legal_for_set_tile
 from nos_env.layout import Layout, Placed, compulsory_fits, fits
 from nos_env.tiles import ALL_TILES, MATADORS, TRIANGLE_MATADORS
 

@@ -30,7 +30,7 @@ import numpy as np
 
 from nos_env import fast_kernels as K
 from nos_env.fast_engine import FastTables
-from nos_env.games import ALL_ANNOUNCEMENTS, GAME_NAMES
+from nos_env.announcements import ALL_ANNOUNCEMENTS, GAME_NAMES
 from nos_env.rng import seed_state
 from nos_env.threads import check_num_threads, default_threads
 

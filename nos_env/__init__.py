@@ -14,7 +14,7 @@ from .engine import Event, Hand, IllegalActionError, Options, Payment, new_hand
 from . import nos_v0
 from .registry import env, game_info, list_games, raw_env, vector_env
 from .vector import NosVectorEnv
-from .games import ALL_ANNOUNCEMENTS, Announcement, legal_announcements, parse_announcement
+from .announcements import ALL_ANNOUNCEMENTS, Announcement, legal_announcements, parse_announcement
 
 __all__ = [
     "ALL_ANNOUNCEMENTS",

@@ -4,7 +4,7 @@ Every decision in a hand is an :class:`Action`. Its text form is one line::
 
     draw                          take the top boneyard tile (set phase or a turn)
     set a-b                       set this tile
-    announce <announcement>       e.g. "announce ordinary FIRST(L0,3) +switch" (games.py)
+    announce <announcement>       e.g. "announce ordinary FIRST(L0,3) +switch" (announcements.py)
     declare | no-declare          declared doubles (section 5, D9)
     immediate d-d ARM out d       a double placed at once on the set tile (section 6)
     decline                       end one's part in the immediate-double window (D10)
@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .games import Announcement, parse_announcement
+from .announcements import Announcement, parse_announcement
 from .tiles import Tile, parse_tile, tile_str
 
 KINDS = ("draw", "set", "announce", "declare", "no-declare", "immediate", "decline", "play", "pass")

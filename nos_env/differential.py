@@ -26,7 +26,7 @@ from .encoding import OBSERVATION_LAYOUT, action_to_index, encode_observation, i
 from .engine import Hand
 from . import fast_kernels as K
 from .fast_engine import FastTables
-from .games import ALL_ANNOUNCEMENTS, is_legal_for_set_tile
+from .announcements import ALL_ANNOUNCEMENTS, is_legal_for_set_tile
 from .record import hand_record
 from .tiles import is_double
 

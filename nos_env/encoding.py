@@ -34,7 +34,7 @@ import numpy as np
 
 from .actions import Action
 from .engine import PHASES, Hand
-from .games import ALL_ANNOUNCEMENTS, ANNOUNCEMENT_INDEX, MATADOR, ORDINARY
+from .announcements import ALL_ANNOUNCEMENTS, ANNOUNCEMENT_INDEX, MATADOR, ORDINARY
 from .tiles import ALL_TILES, NUM_TILES, TILE_INDEX, Tile
 
 MAX_SEATS = 5

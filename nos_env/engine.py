@@ -24,7 +24,7 @@ import numpy as np
 
 from .actions import Action, format_action, parse_action
 from .deal import Deal, check_num_players
-from .games import Announcement, game_spec, legal_announcements
+from .announcements import Announcement, game_spec, legal_announcements
 from .layout import Layout, Placed
 from .options import HAND_CHIP_LIMIT, check_bool, check_chips, check_chips_in_guard, check_int, check_seat, check_seed
 from .tiles import ALL_TILES, Tile, count_value, double_rank, double_value, is_double, tile_str

@@ -84,7 +84,7 @@ back into named values.
 | arm_rule | 4 x 2 | rule in force: ordinary, matador |
 | arm_needs | 4 x 7 | matching, cross_tile, compulsory_double, double_or_matador, matador, blank, nothing_yet |
 | arm_locked, arm_dead, arm_count | 4 each | locked by a condition (D4); dead; tiles on it |
-| announcement | 76 | one-hot index into `nos_env.games.ALL_ANNOUNCEMENTS` |
+| announcement | 76 | one-hot index into `nos_env.announcements.ALL_ANNOUNCEMENTS` |
 | game | 17 | the game 1..17 |
 | base_rule, condition, condition_side, condition_k, switch | 2, 3, 2, 4, 1 | game 11/12 parameters |
 | volapuk_ordinary_arm | 2 | game 12 line: which arm is ordinary |

@@ -52,7 +52,7 @@ from .encoding import (
     SET0,
 )
 from .engine import CLOSE_PAYMENT, DECLARED_DOUBLES, NOS_PAYMENT, PENALTY_PAYMENT, WRONG_CLOSE_PAYMENT
-from .games import ALL_ANNOUNCEMENTS, MATADOR, game_spec, is_legal_for_set_tile
+from .announcements import ALL_ANNOUNCEMENTS, MATADOR, game_spec, is_legal_for_set_tile
 from .rng import GAMMA
 from .tiles import ALL_TILES, MATADORS, TRIANGLE_MATADORS, count_value
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .games import MATADOR, ORDINARY, GameSpec
+from .announcements import MATADOR, ORDINARY, GameSpec
 from .tiles import MATADORS, TRIANGLE_MATADORS, Tile, is_double
 
 ARM_PREFIX = {"line": "L", "cross": "C", "triangle": "T"}

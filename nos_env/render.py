@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from .games import describe_announcement
+from .announcements import describe_announcement
 from .tiles import tile_str
 
 LAST_EVENTS = 8

@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from .games import GAME_NAMES
+from .announcements import GAME_NAMES
 from .session import Session
 
 

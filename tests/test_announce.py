@@ -24,7 +24,7 @@ from agents.random_agent import RandomAgent
 from nos_env.deal import Deal
 from nos_env.encoding import ANNOUNCE0, DECLARE, DRAW, PLAY0, SET0
 from nos_env.engine import Hand
-from nos_env.games import ALL_ANNOUNCEMENTS, legal_announcements
+from nos_env.announcements import ALL_ANNOUNCEMENTS, legal_announcements
 from nos_env.tiles import ALL_TILES
 
 # Tiles as the test sees them, independently of the module's helpers.

@@ -21,7 +21,7 @@ from nos_env.deal import Deal
 from nos_env.encoding import NUM_ACTIONS, action_to_index
 from nos_env.engine import Hand, IllegalActionError, Options, new_hand
 from nos_env.fast_engine import ARRAYS, FastTables
-from nos_env.games import parse_announcement
+from nos_env.announcements import parse_announcement
 from nos_env.options import CHIP_GUARD, CHIP_LIMIT, MAX_HANDS_PER_EPISODE
 from nos_env.record import (RecordError, RecordMismatch, hand_record, load, playthrough, replay, save,
                             start_from_record)

@@ -28,7 +28,7 @@ from conftest import through_forced_windows
 
 from nos_env.deal import Deal
 from nos_env.engine import Hand, IllegalActionError
-from nos_env.games import game_spec, parse_announcement
+from nos_env.announcements import game_spec, parse_announcement
 from nos_env.layout import Layout, Placed
 
 TILES = [f"{a}-{b}" for a in range(7) for b in range(a, 7)]

@@ -11,7 +11,7 @@ import json
 import pytest
 
 from conftest import GOLDEN
-from nos_env.games import parse_announcement
+from nos_env.announcements import parse_announcement
 from nos_env.record import playthrough, replay
 
 FILES = sorted(GOLDEN.glob("*.json"))

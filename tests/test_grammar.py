@@ -4,7 +4,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from nos_env.actions import Action, format_action, parse_action
-from nos_env.games import ALL_ANNOUNCEMENTS, parse_announcement
+from nos_env.announcements import ALL_ANNOUNCEMENTS, parse_announcement
 from nos_env.tiles import ALL_TILES
 
 ARMS = [f"L{i}" for i in range(2)] + [f"C{i}" for i in range(4)] + [f"T{i}" for i in range(4)]

@@ -25,7 +25,7 @@ sys.path.insert(0, str(HERE.parent.parent))
 
 from nos_env.deal import Deal  # noqa: E402
 from nos_env.engine import Hand  # noqa: E402
-from nos_env.games import ALL_ANNOUNCEMENTS, GAME_NAMES, is_legal_for_set_tile  # noqa: E402
+from nos_env.announcements import ALL_ANNOUNCEMENTS, GAME_NAMES, is_legal_for_set_tile  # noqa: E402
 from nos_env.record import hand_record, playthrough, save  # noqa: E402
 
 CANDIDATES = 60

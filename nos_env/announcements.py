@@ -150,7 +150,7 @@ def parse_announcement(text: str) -> Announcement:
         raise ValueError(
             f"unknown announcement {text!r}; examples: 'ordinary', 'matador cross', "
             "'ordinary FIRST(L0,3) +switch', 'volapuk ordinary=L1 FIRST(L1,2)', "
-            "'triangle double cross', 'game17 cross' (see nos_env.games)"
+            "'triangle double cross', 'game17 cross' (see nos_env.announcements)"
         ) from None
 
 
