@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from .config import TrainConfig
+from .evaluation import EVAL_SEED, evaluate, read_csv
 
 
 def results_table(rows: list[dict]) -> str:
@@ -51,8 +52,6 @@ def plot_curve(run_dir: Path, curve: list[dict], evals: list[dict], opponent: st
 
 
 def final_report(config: TrainConfig, policy, run_dir: Path, training_seconds: float) -> dict:
-    from .trainer import EVAL_SEED, evaluate, read_csv
-
     n = config.env.num_players
     rows = []
     if config.eval.final_deals > 0:

@@ -31,17 +31,14 @@ from stable_baselines3.common.logger import configure
 from torch import nn
 
 from agents.registry import make_agent
-from agents.tournament import run_tournament
 
 from .buffer import CompactMaskableRolloutBuffer
 from .config import TrainConfig
+from .evaluation import append_csv, evaluate, read_csv
 from .model_agent import PolicyAgent
 from .policy import NosPolicy
+from .report import final_report
 from .selfplay import OpponentPool, SelfPlayVecEnv
-
-#: Evaluations use their own deals, the same at every evaluation, so the curve compares like with like.
-EVAL_SEED = 1_000_003
-
 
 def make_env(config: TrainConfig) -> tuple[SelfPlayVecEnv, OpponentPool]:
     c = config
@@ -66,22 +63,6 @@ def make_model(config: TrainConfig, env: SelfPlayVecEnv) -> MaskablePPO:
                        n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range,
                        ent_coef=p.ent_coef, vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm, target_kl=p.target_kl,
                        policy_kwargs=policy_kwargs, seed=c.run.seed, device="cpu", verbose=0)
-
-
-def evaluate(policy, opponent: str, deals: int, num_players: int, seed: int = EVAL_SEED,
-             num_threads: int | str | None = None) -> dict:
-    """The model (deterministic) in one seat against ``num_players - 1`` copies of ``opponent``,
-    duplicate deals with every rotation. Chips per hand for the model, and its head-to-head
-    difference to the opponent's seats (the tournament's "model vs <opponent>")."""
-    agent = PolicyAgent(policy, seed=seed, deterministic=True)
-    result = run_tournament([agent] + [opponent] * (num_players - 1), deals, seed=seed, progress=False,
-                            num_threads=num_threads)
-    s = result.summary()
-    model = s["agents_by_name"]["model"]
-    versus = s["head_to_head_by_name"][f"model vs {opponent}"]
-    return {"opponent": opponent, "deals": deals, "hands": s["hands"],
-            "model_chips_per_hand": model["mean_chips_per_hand"], "model_ci95": model["ci95"],
-            "difference": versus["mean_difference"], "difference_ci95": versus["ci95"]}
 
 
 class SnapshotPool:
@@ -220,22 +201,6 @@ class TrainingCallback(BaseCallback):
 CHECKPOINT_EXCLUDE = ["_last_obs", "_last_original_obs", "_last_episode_starts"]
 
 
-def append_csv(path: Path, row: dict) -> None:
-    new = not path.exists()
-    with path.open("a", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(row))
-        if new:
-            writer.writeheader()
-        writer.writerow(row)
-
-
-def read_csv(path: Path) -> list[dict]:
-    if not path.exists():
-        return []
-    with path.open() as f:
-        return [{k: float(v) if k not in ("opponent",) else v for k, v in row.items()} for row in csv.DictReader(f)]
-
-
 def save_checkpoint(model: MaskablePPO, run_dir: Path, snapshots: SnapshotPool, marks: dict) -> Path:
     folder = run_dir / "checkpoints"
     folder.mkdir(parents=True, exist_ok=True)
@@ -328,6 +293,4 @@ def train(config: TrainConfig, resume: bool = False, progress: bool = True) -> d
     seconds = time.perf_counter() - start
     model.save(run_dir / "model.zip", exclude=CHECKPOINT_EXCLUDE)
     save_checkpoint(model, run_dir, snapshots, callback.next)
-    from .report import final_report
-
     return final_report(config, model.policy, run_dir, training_seconds=seconds)
