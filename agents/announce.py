@@ -43,6 +43,7 @@ import numpy as np
 from nos_env import fast_kernels as K
 from nos_env.deal import Deal, check_num_players, hand_size
 from nos_env.encoding import ANNOUNCE0, DECLARE, DRAW, SET0
+from nos_env.extras import MissingExtraError
 from nos_env.fast_engine import FastTables
 from nos_env.announcements import (
     ALL_ANNOUNCEMENTS,
@@ -889,7 +890,7 @@ def main(argv: list[str] | None = None) -> None:
             result = compare_announcers(args.announcer_a, args.announcer_b, args.play, args.deals, args.players,
                                         args.seed, args.tables, progress)
             print(result.table())
-    except ValueError as exc:
+    except (ValueError, MissingExtraError) as exc:  # e.g. model:PATH without the train extra
         subs[args.command].error(str(exc))
     if args.json:
         result.to_json(args.json)

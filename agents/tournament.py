@@ -31,6 +31,7 @@ import numpy as np
 from nos_env import fast_kernels as K
 from nos_env.fast_engine import FastTables
 from nos_env.announcements import ALL_ANNOUNCEMENTS, GAME_NAMES
+from nos_env.extras import MissingExtraError
 from nos_env.rng import seed_state
 from nos_env.threads import check_num_threads, default_threads
 
@@ -376,7 +377,7 @@ def main(argv: list[str] | None = None) -> None:
         with default_threads(threads) if threads is not None else contextlib.nullcontext():
             result = run_tournament(args.agents, args.deals, args.seed, duplicate=not args.no_duplicate,
                                     tables=args.tables, progress=not args.quiet)
-    except ValueError as exc:
+    except (ValueError, MissingExtraError) as exc:  # e.g. model:PATH without the train extra
         parser.error(str(exc))
     print(result.table())
     if args.json:

@@ -1,5 +1,6 @@
 """Packaging: the environment installs and runs without torch; every command's --help works."""
 
+import re
 import subprocess
 import sys
 import tomllib
@@ -73,6 +74,31 @@ print("ok")
     assert "needs the 'train' extra" in done.stderr  # nos-train's message, through argparse
 
 
+def run_without_train(command: list[str], timeout: int = 300) -> subprocess.CompletedProcess:
+    """``python COMMAND`` (``-m MODULE ARGS`` or ``SCRIPT ARGS``) with the train extra's packages blocked,
+    this checkout first on the path."""
+    if command[0] == "-m":
+        run = (f"import runpy, sys; sys.argv = {command[1:]!r}; "
+               f"runpy.run_module({command[1]!r}, run_name='__main__', alter_sys=True)")
+    else:  # as `python SCRIPT` would, the script's folder first
+        run = (f"import runpy, sys; sys.path.insert(0, {str((ROOT / command[0]).parent)!r}); "
+               f"sys.argv = {command!r}; runpy.run_path({command[0]!r}, run_name='__main__')")
+    return run_python(BLOCK_TRAIN_PACKAGES + run, timeout)
+
+
+@pytest.mark.parametrize("command", [
+    ["-m", "agents.tournament", "--agents", "model:{model}", "random", "random", "random", "--deals", "1"],
+    ["-m", "agents.announce", "compare", "--play", "model:{model}", "--deals", "1"],
+], ids=["tournament", "announce"])
+def test_commands_with_a_model_agent_name_the_train_extra(tmp_path, command):
+    model = tmp_path / "model.zip"
+    model.write_bytes(b"not a real model")
+    done = run_without_train([part.format(model=model) for part in command] + ["--quiet"])
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert f"error: the agent 'model:{model}' (a trained model) needs the 'train' extra" in done.stderr
+    assert "pip install 'nos-env[train]'" in done.stderr and done.stdout == ""
+
+
 COMMANDS = [
     ["-m", "nos_env.simulate"],
     ["-m", "agents.tournament"],
@@ -85,7 +111,9 @@ COMMANDS = [
     ["-m", "nos_env.playthrough", "record"],
     ["-m", "nos_env.playthrough", "regenerate"],
     ["-m", "nos_env.playthrough", "check"],
-] + [[f"benchmarks/{p.name}"] for p in sorted((ROOT / "benchmarks").glob("*.py"))]
+] + [[f"benchmarks/{p.name}"] for p in sorted((ROOT / "benchmarks").glob("*.py"))] + [
+    ["tests/golden/generate.py"],  # without --help handling it would rewrite the golden files
+]
 
 
 def test_every_entry_point_is_covered():
@@ -94,11 +122,18 @@ def test_every_entry_point_is_covered():
     covered = {c[1] for c in COMMANDS if c[0] == "-m"}
     assert modules - {"train.cli"} <= covered and "train" in covered
     assert len([c for c in COMMANDS if c[0].startswith("benchmarks/")]) >= 9
+    # Every file that is a command (an argument parser or a __main__ block) is in the list.
+    commands = {path.relative_to(ROOT).as_posix() for folder in ("nos_env", "agents", "train", "benchmarks", "tests")
+                for path in (ROOT / folder).rglob("*.py") if not path.name.startswith("test_")
+                and (path.name == "__main__.py" or re.search(r'__name__ == "__main__"|ArgumentParser\(',
+                                                             path.read_text()))}
+    listed = {c[0] for c in COMMANDS if c[0] != "-m"} | {c[1].replace(".", "/") + ".py" for c in COMMANDS
+                                                       if c[0] == "-m"} | {"train/__main__.py", "train/cli.py"}
+    assert commands - listed == set()
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
 def test_help_works(command):
-    done = subprocess.run([sys.executable, *command, "--help"], cwd=ROOT, capture_output=True, text=True,
-                          timeout=300)
+    done = run_without_train(command + ["--help"])  # on the core install, too: no torch for a help text
     assert done.returncode == 0, done.stderr[-2000:]
     assert "usage:" in done.stdout and "--help" in done.stdout

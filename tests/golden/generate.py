@@ -83,6 +83,11 @@ def is_legal_for_set_tile_any(set_tile, game: int) -> bool:
 
 
 def main() -> None:
+    # No options, but --help explains instead of overwriting the golden files.
+    import argparse
+
+    summary, _, details = __doc__.partition("\n\n")
+    argparse.ArgumentParser(description=summary, epilog=details.split("\n\n", 1)[1]).parse_args()
     by_ending: dict[str, tuple[int, dict]] = {}  # the best hand for each way a hand ends (D23)
     for game in range(1, 18):
         best, best_score, seed, found = None, -1, game * 100_000, 0
