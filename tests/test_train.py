@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import zipfile
 from pathlib import Path
@@ -225,6 +226,32 @@ def test_a_short_run_talks_to_its_user_and_keeps_no_untrained_best_model(tmp_pat
     written = out.split("written:")[1]
     for name in ("model.zip", "report.md", "results.json", "learning_curve.png", "curve.csv", "eval.csv",
                  "config.yaml", "checkpoints", "tb"):
+        assert str(run / name) in written, name
+
+
+def test_a_resumed_run_judges_its_best_model_on_trained_evaluations_only(tmp_path, capsys):
+    """A launch shorter than eval.every leaves only the untrained step-0 evaluation; the resumed
+    launch's first trained evaluation (2048) is its best so far, however well step 0 scored."""
+    args = ["--config", str(ROOT / "configs" / "smoke.yaml"), "--set", f"run.output_dir={tmp_path}",
+            "--set", "run.total_timesteps=1000", "--quiet"]
+    train_main(args)
+    run = tmp_path / "smoke"
+    assert not (run / "best_model.zip").exists() and not (run / "snapshots").exists()
+    with (run / "eval.csv").open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["timesteps"] for r in rows] == ["0"]
+    rows[0]["difference"] = "999"  # better than any trained model could do against tactics
+    with (run / "eval.csv").open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    capsys.readouterr()
+    train_main(args + ["--resume", "--set", "run.total_timesteps=2048"])
+    out = capsys.readouterr().out
+    assert (run / "best_model.zip").is_file()
+    assert "tactics (best_model.zip)" in (run / "report.md").read_text()
+    written = out.split("written:")[1]
+    for name in ("best_model.zip", "snapshots"):  # the snapshot of step 2048 is the run's first
         assert str(run / name) in written, name
 
 

@@ -40,6 +40,7 @@ FILE_NOTES = {
     "best_model.zip": "(the best evaluation during training)",
     "tb": "(TensorBoard logs: tensorboard --logdir PATH)",
     "checkpoints": "(resume with --resume)",
+    "snapshots": "(the learner's frozen policies in the self-play pool)",
 }
 
 

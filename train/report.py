@@ -99,7 +99,7 @@ def final_report(config: TrainConfig, policy, run_dir: Path, training_seconds: f
     (run_dir / "report.md").write_text(report)
     # Every file and folder the run wrote, for the command's last lines.
     names = ["model.zip", "best_model.zip", "report.md", "results.json", "learning_curve.png", "curve.csv",
-             "eval.csv", "config.yaml", "checkpoints", "tb"]
+             "eval.csv", "config.yaml", "checkpoints", "snapshots", "tb"]
     results["files"] = [str(run_dir / name) for name in names if (run_dir / name).exists()]
     results["table"] = table
     return results

@@ -4,7 +4,7 @@ A run lives in ``<output_dir>/<name>/``:
 
 - ``config.yaml``: the full config used (defaults filled in);
 - ``model.zip``: the final model (``make_agent("model:<path>")`` plays it);
-- ``best_model.zip``: the model at its best evaluation so far (the final report
+- ``best_model.zip``: the model at its best trained evaluation so far (the final report
   measures it again on fresh deals, so its choice does not flatter it);
 - ``checkpoints/step_<N>.zip`` and ``checkpoints/state.json`` (timesteps,
   snapshot pool): ``--resume`` continues from the latest;
@@ -119,7 +119,9 @@ class TrainingCallback(BaseCallback):
         self.bar = None
         self.next = next_marks or {}
         evals = read_csv(run_dir / "eval.csv")
-        self.best = max((e["difference"] for e in evals), default=float("-inf"))
+        # A resumed run judges its best model as the first launch did: on trained evaluations only,
+        # never against the untrained model's step-0 row.
+        self.best = max((e["difference"] for e in evals if e["timesteps"] > 0), default=float("-inf"))
 
     def _due(self, key: str, every: int) -> bool:
         if every <= 0 or (key == "snapshot" and self.config.opponents.snapshot_weight <= 0):
