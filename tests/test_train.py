@@ -326,6 +326,33 @@ def test_a_trained_model_plays_the_aec_environment_and_tournaments(smoke_run):
     assert result.labels[0] == "model" and len(result.chips) == 16
 
 
+@pytest.mark.parametrize("backend", ["fast", "reference"])
+def test_a_model_plays_whole_hands_through_aec_player_beside_every_baseline(smoke_run, backend):
+    from agents import AECPlayer
+
+    model = f"model:{smoke_run / 'model.zip'}"
+    env = nos_env.env(num_players=5, backend=backend)
+    players = {"player_0": AECPlayer(model), "player_1": AECPlayer("search", seed=1, rollouts=4),
+               "player_2": AECPlayer("tactics"), "player_3": AECPlayer("greedy"),
+               "player_4": AECPlayer(model, seed=2, deterministic=False)}
+    model_decisions = 0
+    for seed in (1, 2):
+        env.reset(seed=seed)
+        start = list(env.unwrapped.chips)
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            action = players[agent](env)
+            assert obs["action_mask"][action] == 1
+            model_decisions += agent in ("player_0", "player_4")
+            env.step(action)
+        assert env.unwrapped.hand.over and all(env.terminations.values())
+        assert sum(env.unwrapped.chips) == sum(start) and env.unwrapped.chips != start  # zero-sum, chips moved
+    assert model_decisions > 4
+
+
 def test_deterministic_model_plays_its_most_probable_legal_action(smoke_run):
     agent = ModelAgent(smoke_run / "model.zip")
     venv = nos_env.vector_env(32, seed=1)
