@@ -31,9 +31,7 @@ Chips (``S_CHIPS`` ...) and the per-reason nets (``S_PAY``) are int32: the range
 from __future__ import annotations
 
 import numpy as np
-from llvmlite import ir
-from numba import njit, prange, types
-from numba.core.extending import intrinsic
+from numba import njit, prange
 
 from .encoding import (
     ANNOUNCE0,
@@ -54,6 +52,8 @@ from .encoding import (
 from .engine import CLOSE_PAYMENT, DECLARED_DOUBLES, NOS_PAYMENT, PENALTY_PAYMENT, WRONG_CLOSE_PAYMENT
 from .announcements import ALL_ANNOUNCEMENTS, MATADOR, game_spec, is_legal_for_set_tile
 from .rng import GAMMA
+from .kernels.bits import low_bit as _low_bit, popcount as _popcount
+from .kernels.tilesets import DOUBLE_SIX
 from .tiles import ALL_TILES, MATADORS, TRIANGLE_MATADORS, count_value
 
 #: Options of every serial kernel. The kernels never allocate or keep an array, so numba's
@@ -62,16 +62,14 @@ from .tiles import ALL_TILES, MATADORS, TRIANGLE_MATADORS, count_value
 KERNEL = {"cache": True, "_nrt": False}
 
 # ------------------------------------------------------------------ tables
-NT = 28
-TA = np.array([t[0] for t in ALL_TILES], np.int64)
-TB = np.array([t[1] for t in ALL_TILES], np.int64)
-IS_DOUBLE = np.array([t[0] == t[1] for t in ALL_TILES], np.bool_)
+NT = DOUBLE_SIX.num_tiles
+TA, TB, IS_DOUBLE = DOUBLE_SIX.LOW, DOUBLE_SIX.HIGH, DOUBLE_SIX.IS_DOUBLE
 IS_MATADOR = np.array([t in MATADORS for t in ALL_TILES], np.bool_)
 IS_TRIANGLE = np.array([t in TRIANGLE_MATADORS for t in ALL_TILES], np.bool_)
 COUNT_VALUE = np.array([count_value(t) for t in ALL_TILES], np.int64)
 DOUBLE_VALUE = np.array([(7 if t == (0, 0) else t[0]) if t[0] == t[1] else 0 for t in ALL_TILES], np.int64)
-DOUBLE_OF = np.array([ALL_TILES.index((d, d)) for d in range(7)], np.int64)  # tile index of [d-d]
-DOUBLES_MASK = sum(1 << ALL_TILES.index((d, d)) for d in range(7))
+DOUBLE_OF = DOUBLE_SIX.DOUBLE_OF  # tile index of [d-d]
+DOUBLES_MASK = DOUBLE_SIX.doubles_mask
 MATADORS_MASK = sum(1 << ALL_TILES.index(t) for t in MATADORS)
 # DECLARED[n, doubles]: what each other player pays (0: not eligible)
 DECLARED = np.zeros((6, 8), np.int64)
@@ -213,32 +211,6 @@ def _next_u64(R, b):
 @njit(**KERNEL, inline="always")
 def _below(R, b, n):
     return np.int64((_next_u64(R, b) >> np.uint64(32)) % np.uint64(n))
-
-
-# One machine instruction each, where a loop or a table lookup would cost a dozen.
-def _bit_codegen(name, *flags):
-    """Code generator calling the LLVM bit intrinsic `name` on the argument as an int64."""
-
-    def codegen(context, builder, sig, args):
-        value = context.cast(builder, args[0], sig.args[0], types.int64)
-        fn = builder.module.declare_intrinsic(name, [ir.IntType(64)] + [ir.IntType(1)] * len(flags))
-        return builder.call(fn, [value] + [ir.Constant(ir.IntType(1), f) for f in flags])
-
-    return codegen
-
-
-@intrinsic
-def _popcount(typingctx, x):
-    """The number of set bits of a non-negative integer (LLVM ctpop)."""
-    if isinstance(x, types.Integer):
-        return types.int64(x), _bit_codegen("llvm.ctpop")
-
-
-@intrinsic
-def _low_bit(typingctx, x):
-    """The index of the lowest set bit of a non-zero integer (LLVM cttz; zero is undefined)."""
-    if isinstance(x, types.Integer):
-        return types.int64(x), _bit_codegen("llvm.cttz", 1)
 
 
 @njit(**KERNEL, inline="always")

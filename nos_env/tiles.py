@@ -7,11 +7,14 @@ encoding in the project uses this index.
 
 from __future__ import annotations
 
+from .kernels.tilesets import DOUBLE_SIX
+
 Tile = tuple[int, int]
 
-ALL_TILES: tuple[Tile, ...] = tuple((a, b) for a in range(7) for b in range(a, 7))
-TILE_INDEX: dict[Tile, int] = {t: i for i, t in enumerate(ALL_TILES)}
-NUM_TILES = 28
+# One definition of the tile order for every engine and tile set (kernels/tilesets.py).
+ALL_TILES: tuple[Tile, ...] = DOUBLE_SIX.tiles
+TILE_INDEX: dict[Tile, int] = DOUBLE_SIX.index
+NUM_TILES = DOUBLE_SIX.num_tiles
 
 MATADORS: frozenset[Tile] = frozenset({(0, 0), (1, 6), (2, 5), (3, 4)})
 #: The three matadors that form the triangle around [0-0] (games 13-16).

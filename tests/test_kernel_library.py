@@ -1,0 +1,111 @@
+"""The kernel library (nos_env/kernels): tile sets, bit helpers and the named state schema."""
+
+import numpy as np
+import pytest
+from numba import njit
+
+from nos_env.kernels import bits
+from nos_env.kernels.tilesets import DOUBLE_NINE, DOUBLE_SIX, DOUBLE_TWELVE, canonical_tiles, tile_set
+from nos_env.tiles import ALL_TILES, TILE_INDEX
+
+
+# ------------------------------------------------------------------ tile sets
+def test_tile_counts_and_words():
+    assert [s.num_tiles for s in (DOUBLE_SIX, DOUBLE_NINE, DOUBLE_TWELVE)] == [28, 55, 91]
+    assert [s.words for s in (DOUBLE_SIX, DOUBLE_NINE, DOUBLE_TWELVE)] == [1, 1, 2]
+    assert [s.inline for s in (DOUBLE_SIX, DOUBLE_NINE, DOUBLE_TWELVE)] == [True, False, False]
+    assert (DOUBLE_SIX.name, DOUBLE_NINE.name, DOUBLE_TWELVE.name) == ("double-six", "double-nine", "double-twelve")
+    assert tile_set(6) is DOUBLE_SIX
+
+
+def test_double_six_order_is_the_encodings_tile_index():
+    # Written out, not computed: every encoding and trained model depends on this order.
+    assert DOUBLE_SIX.tiles[:8] == ((0, 0), (0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (0, 6), (1, 1))
+    assert DOUBLE_SIX.tiles[-3:] == ((5, 5), (5, 6), (6, 6))
+    assert DOUBLE_SIX.tiles == ALL_TILES and DOUBLE_SIX.index == TILE_INDEX
+    assert DOUBLE_TWELVE.tiles[12:14] == ((0, 12), (1, 1)) and DOUBLE_TWELVE.tiles[-1] == (12, 12)
+    assert DOUBLE_NINE.tiles[:len(canonical_tiles(1))] == ((0, 0), (0, 1), (0, 2))
+
+
+@pytest.mark.parametrize("tiles", [DOUBLE_SIX, DOUBLE_NINE, DOUBLE_TWELVE], ids=lambda s: s.name)
+def test_lookup_tables_match_a_plain_computation(tiles):
+    m = tiles.max_pip
+    plain = [(a, b) for a in range(m + 1) for b in range(m + 1) if a <= b]
+    assert list(tiles.tiles) == plain
+    for i, (a, b) in enumerate(plain):
+        assert (tiles.LOW[i], tiles.HIGH[i], tiles.PIPS[i], bool(tiles.IS_DOUBLE[i])) == (a, b, a + b, a == b)
+        assert tiles.index[(a, b)] == i
+    for d in range(m + 1):
+        assert plain[tiles.DOUBLE_OF[d]] == (d, d)
+    assert bin(tiles.doubles_mask).count("1") == m + 1
+    with pytest.raises(ValueError):
+        tiles.LOW[0] = 5  # shared constants are read-only
+
+
+def test_tile_set_refuses_a_bad_size():
+    for bad in (0, 16, 6.0, True, "6"):
+        with pytest.raises(ValueError, match="max_pip must be an integer 1..15"):
+            tile_set(bad)
+
+
+def test_masks_and_words_round_trip():
+    tiles = [(0, 0), (0, 12), (1, 1), (5, 12), (12, 12)]
+    mask = DOUBLE_TWELVE.mask(tiles)
+    assert mask == (1 << 0) | (1 << 12) | (1 << 13) | (1 << 62) | (1 << 90)
+    words = DOUBLE_TWELVE.to_words(mask)
+    assert words.dtype == np.uint64 and words.tolist() == [(1 << 0) | (1 << 12) | (1 << 13) | (1 << 62), 1 << 26]
+    assert DOUBLE_TWELVE.from_words(words) == mask
+    assert DOUBLE_TWELVE.tiles_of(mask) == tiles
+    with pytest.raises(ValueError, match="not a set of double-six tiles"):
+        DOUBLE_SIX.tiles_of(1 << 28)
+
+
+# ------------------------------------------------------------------ bit helpers
+@njit(cache=False)
+def _one_word(x):
+    return bits.popcount(x), bits.low_bit(x)
+
+
+def test_one_word_popcount_and_low_bit():
+    for x in (1, 6, (1 << 27) | (1 << 3), (1 << 63) - 1):
+        assert _one_word(np.int64(x)) == (bin(x).count("1"), (x & -x).bit_length() - 1)
+    assert _one_word(np.uint64(1 << 63)) == (1, 63)  # a full uint64 word counts its top bit
+    assert _one_word(np.int32(1 << 30)) == (1, 30)
+
+
+@njit(cache=False)
+def _walk(words):
+    out = np.full(words.shape[0] * 64, -1, np.int64)
+    k = 0
+    t = bits.words_first(words)
+    while t >= 0:
+        out[k] = t
+        k += 1
+        t = bits.words_next(words, t)
+    return out[:k]
+
+
+@njit(cache=False)
+def _edit(words, add, remove):
+    for t in add:
+        bits.words_add(words, t)
+    for t in remove:
+        bits.words_remove(words, t)
+    has = np.zeros(91, np.bool_)
+    for t in range(91):
+        has[t] = bits.words_has(words, t)
+    return bits.words_count(words), has
+
+
+def test_multi_word_helpers_on_a_double_twelve_set():
+    words = np.zeros(DOUBLE_TWELVE.words, np.uint64)
+    assert _walk(words).tolist() == [] and bits.words_first(words) == -1
+    count, has = _edit(words, np.array([0, 63, 64, 90, 5, 77]), np.array([5, 64]))
+    assert count == 4
+    assert np.flatnonzero(has).tolist() == [0, 63, 77, 90]
+    assert DOUBLE_TWELVE.from_words(words) == (1 << 0) | (1 << 63) | (1 << 77) | (1 << 90)
+    assert _walk(words).tolist() == [0, 63, 77, 90]
+    assert bits.words_next(words, 63) == 77 and bits.words_next(words, 90) == -1
+    full = DOUBLE_TWELVE.to_words((1 << 91) - 1)
+    assert _walk(full).tolist() == list(range(91))
+    assert _edit(full.copy(), np.zeros(0, np.int64), np.zeros(0, np.int64))[0] == 91
