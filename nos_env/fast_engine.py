@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import fast_kernels as K
+from .games.nos.state import SCHEMA
 from .deal import Deal, check_num_players
 from .encoding import NUM_ACTIONS, OBSERVATION_SIZE, index_to_action, legal_mask
 from .engine import DEFAULT_CHIPS, Hand, Options
@@ -28,7 +29,7 @@ from .rng import seed_state
 from .threads import PARALLEL_FROM, ThreadChoice, resolve
 from .tiles import ALL_TILES, TILE_INDEX
 
-ARRAYS = ("T", "S", "A", "L", "BONE", "R", "MASK", "LEGAL", "H", "PEN")
+ARRAYS = SCHEMA.array_names  # ("T", "S", "A", "L", "BONE", "R", "MASK", "LEGAL", "H", "PEN")
 __all__ = ["ARRAYS", "PARALLEL_FROM", "FastTables"]
 
 
@@ -62,21 +63,13 @@ class FastTables:
         self.penalty = illegal_action == "penalty"
         self.auto_forced = check_bool("auto_forced", auto_forced)
         self.chip_scale = float(chip_scale)
-        self.T = np.zeros((B, K.NUM_T), np.int32)
-        self.S = np.zeros((B, K.MAX_SEATS, K.NUM_S), np.int32)
-        self.A = np.zeros((B, K.MAX_ARMS, K.NUM_A), np.int32)
-        self.L = np.zeros((B, K.NT, 3), np.int8)
-        self.BONE = np.zeros((B, K.NT), np.int8)
-        self.R = np.zeros(B, np.uint64)
-        self.MASK = np.zeros((B, NUM_ACTIONS), np.int8)
-        # The same legal actions as a sorted list per table (T_NLEGAL of them): sampling and
-        # forced moves read it instead of scanning 557 mask bytes.
-        self.LEGAL = np.zeros((B, NUM_ACTIONS), np.int16)
-        # Legal decisions of each table's current hand, and where its D16 penalties came, for
-        # rebuilding it in the reference engine (reference_hand).
-        self.H = np.zeros((B, K.MAX_HISTORY), np.int16)
-        # (raise mode has no penalties: one unused column instead of 258, 8 MiB less at B=4096)
-        self.PEN = np.zeros((B, K.PEN_COLUMNS if self.penalty else 1), np.int64)
+        # The state arrays (T, S, A, L, BONE, R, MASK, LEGAL, H, PEN), as Nos's schema declares
+        # them (games/nos/state.py): LEGAL is the legal actions as a sorted list per table
+        # (T_NLEGAL of them), which sampling and forced moves read instead of scanning 557 mask
+        # bytes; H and PEN the current hand's legal decisions and where its D16 penalties came,
+        # for rebuilding it in the reference engine (reference_hand). PEN has one unused column in
+        # raise mode instead of 258 (8 MiB less at B=4096).
+        self.__dict__.update(SCHEMA.allocate(B, penalty=self.penalty))
         self._threads = ThreadChoice(self.num_threads, B)
         self._out = None  # output buffers of step(), made on first use
         self._obs_out = None
@@ -373,4 +366,4 @@ class FastTables:
 
     @property
     def nbytes(self) -> int:
-        return sum(getattr(self, name).nbytes for name in ARRAYS)
+        return SCHEMA.nbytes(self.num_envs, self.penalty)

@@ -54,6 +54,7 @@ from .announcements import ALL_ANNOUNCEMENTS, MATADOR, game_spec, is_legal_for_s
 from .rng import GAMMA
 from .kernels.bits import low_bit as _low_bit, popcount as _popcount
 from .kernels.tilesets import DOUBLE_SIX
+from .games.nos.state import *  # noqa: F403 (the schema's column constants, phases, reasons, F_*)
 from .tiles import ALL_TILES, MATADORS, TRIANGLE_MATADORS, count_value
 
 #: Options of every serial kernel. The kernels never allocate or keep an array, so numba's
@@ -62,7 +63,6 @@ from .tiles import ALL_TILES, MATADORS, TRIANGLE_MATADORS, count_value
 KERNEL = {"cache": True, "_nrt": False}
 
 # ------------------------------------------------------------------ tables
-NT = DOUBLE_SIX.num_tiles
 TA, TB, IS_DOUBLE = DOUBLE_SIX.LOW, DOUBLE_SIX.HIGH, DOUBLE_SIX.IS_DOUBLE
 IS_MATADOR = np.array([t in MATADORS for t in ALL_TILES], np.bool_)
 IS_TRIANGLE = np.array([t in TRIANGLE_MATADORS for t in ALL_TILES], np.bool_)
@@ -76,8 +76,6 @@ DECLARED = np.zeros((6, 8), np.int64)
 for (_n, _d), _amount in DECLARED_DOUBLES.items():
     DECLARED[_n, _d] = _amount
 
-# Phases, as engine.PHASES.
-P_SET, P_ANNOUNCE, P_DECLARE, P_IMMEDIATE, P_PLAY, P_OVER = range(6)
 LINE, CROSS, TRIANGLE = 0, 1, 2
 ORD, MAT = 0, 1
 C_NONE, C_FHTT, C_FIRST = 0, 1, 2
@@ -112,36 +110,9 @@ for _i, _a in enumerate(ALL_ANNOUNCEMENTS):
     for _t in range(28):
         ANN_OK[_t, _i] = is_legal_for_set_tile(_a, ALL_TILES[_t])
 
-# State columns.
-(T_PHASE, T_TO_MOVE, T_ON_SET, T_FIRST_HAND, T_SET_TILE, T_SET_DRAWN, T_ANN, T_BONE_TOP, T_BONE_END,
- T_PREV_TILE, T_PREV_SEAT, T_PREV_OUT, T_PASSES, T_NOS, T_END, T_QPOS, T_HANDS_LEFT, T_HAND_INDEX,
- T_DONE, T_PLACED, T_NHIST, T_NLEGAL, T_CLOSE_RIGHT, T_CLOSE_WRONG) = range(24)
-NUM_T = 24
-#: Legal decisions kept per hand (for rebuilding it in the reference engine); a hand has
-#: at most about 180. T_NHIST beyond it marks an overflow. Penalised attempts (D16) are not
-#: decisions: they are counted in PEN, so a hand of any length fits.
-MAX_HISTORY = 256
-#: PEN's last column: the row holds counts of the current hand (cleared at the next hand).
-PEN_DIRTY = MAX_HISTORY + 1
-PEN_COLUMNS = MAX_HISTORY + 2
 #: The action value that leaves a table untouched for one ``step_batch`` call (self-play
 #: steps only the tables whose seat to move is an opponent).
 IDLE = -1
-(S_HAND, S_DEALT, S_DECLARED, S_OUT, S_NWAITS, S_WAIT0, S_WAIT1, S_PASSED_ON, S_DREW_ON,
- S_PASSED_TILES, S_DREW_TILES, S_CHIPS, S_CHIPS_HAND, S_CHIPS_EPISODE, S_COUNT, S_PENDING) = range(16)
-#: Payment reasons, as in the reference ledger; S[b, seat, S_PAY + reason] is this episode's net.
-REASONS = ("set", "declared", "immediate", "double", "nos", "close", "wrong_close", "settlement", "penalty")
-R_SET, R_DECLARED, R_IMMEDIATE, R_DOUBLE, R_NOS, R_CLOSE, R_WRONG_CLOSE, R_SETTLEMENT, R_PENALTY = range(9)
-S_PAY = 16
-NUM_S = S_PAY + len(REASONS)
-#: What step_batch reports for a finished episode: its last hand's announcement, setter and
-#: end, the episode's correct and wrong closings, and every seat's net chips by reason.
-F_ANN, F_ON_SET, F_END, F_CLOSE_RIGHT, F_CLOSE_WRONG, F_PAY = range(6)
-NUM_F = F_PAY + 5 * len(REASONS)
-A_COUNT, A_OPEN, A_LAST = range(3)
-NUM_A = 3
-L_PLACER, L_ARM, L_IMMEDIATE = range(3)
-
 # Observation offsets (encoding.OBSERVATION_LAYOUT), as constants numba folds in.
 _O = {name: start for name, (start, _, _) in OBSERVATION_LAYOUT.items()}
 O_NUM_PLAYERS, O_PHASE, O_HAND = _O["num_players"], _O["phase"], _O["hand"]

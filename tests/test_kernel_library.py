@@ -109,3 +109,78 @@ def test_multi_word_helpers_on_a_double_twelve_set():
     full = DOUBLE_TWELVE.to_words((1 << 91) - 1)
     assert _walk(full).tolist() == list(range(91))
     assert _edit(full.copy(), np.zeros(0, np.int64), np.zeros(0, np.int64))[0] == 91
+
+
+# ------------------------------------------------------------------ the state schema
+from nos_env.games.nos import state as nos_state  # noqa: E402
+from nos_env.kernels.schema import COMMON_SEAT, COMMON_TABLE, Schema, common_constants  # noqa: E402
+
+
+def test_nos_schema_keeps_todays_arrays():
+    arrays = nos_state.SCHEMA.allocate(3)
+    assert tuple(arrays) == ("T", "S", "A", "L", "BONE", "R", "MASK", "LEGAL", "H", "PEN")
+    want = {"T": ((3, 24), np.int32), "S": ((3, 5, 25), np.int32), "A": ((3, 4, 3), np.int32),
+            "L": ((3, 28, 3), np.int8), "BONE": ((3, 28), np.int8), "R": ((3,), np.uint64),
+            "MASK": ((3, 557), np.int8), "LEGAL": ((3, 557), np.int16), "H": ((3, 256), np.int16),
+            "PEN": ((3, 1), np.int64)}
+    assert {k: (a.shape, a.dtype.type) for k, a in arrays.items()} == want
+    assert all(not a.any() for a in arrays.values())
+    assert nos_state.SCHEMA.allocate(2, penalty=True)["PEN"].shape == (2, 258)
+    assert nos_state.SCHEMA.nbytes(3) == sum(a.nbytes for a in arrays.values())
+    assert nos_state.SCHEMA.nbytes(3, penalty=True) == sum(a.nbytes for a in arrays.values()) + 3 * 257 * 8
+
+
+def test_nos_column_constants():
+    s = nos_state
+    # the common columns first, at the same index in every game
+    assert (s.T_PHASE, s.T_TO_MOVE, s.T_DONE, s.T_HANDS_LEFT, s.T_HAND_INDEX, s.T_NLEGAL, s.T_NHIST,
+            s.T_BONE_TOP, s.T_BONE_END) == tuple(range(9))
+    assert (s.S_CHIPS, s.S_CHIPS_HAND, s.S_CHIPS_EPISODE, s.S_PENDING, s.S_HAND, s.S_DEALT) == tuple(range(6))
+    assert (s.T_ON_SET, s.T_CLOSE_WRONG, s.T_PLACED, s.NUM_T) == (9, 22, 23, 24)
+    assert (s.S_PASSED_TILES, s.S_DREW_TILES, s.S_DECLARED, s.S_COUNT, s.S_PAY, s.NUM_S) == (6, 7, 8, 15, 16, 25)
+    assert (s.A_COUNT, s.A_OPEN, s.A_LAST, s.NUM_A, s.L_PLACER, s.L_ARM, s.L_IMMEDIATE) == (0, 1, 2, 3, 0, 1, 2)
+    assert (s.MAX_HISTORY, s.PEN_DIRTY, s.PEN_COLUMNS, s.NT, s.MAX_SEATS) == (256, 257, 258, 28, 5)
+    assert all(type(v) is int for v in s.SCHEMA.constants().values())  # numba folds plain ints
+    common = common_constants()
+    assert all(s.SCHEMA.constants()[k] == v for k, v in common.items())
+    assert len(common) == len(COMMON_TABLE) + len(COMMON_SEAT)
+
+
+def test_a_double_twelve_eight_seat_branching_schema():
+    """Mexican Train's size: 91 tiles (two words per set), 8 seats, a train per seat plus the
+    public one, tile sets outside the int32 arrays."""
+    from nos_env.kernels.tilesets import DOUBLE_TWELVE
+
+    schema = Schema("train", DOUBLE_TWELVE, max_seats=8, num_actions=2000, max_history=400, num_arms=9,
+                    table=("ENGINE",), table_sets=("PLAYED",), seat=("TRAIN_OPEN",), seat_sets=("SEEN",),
+                    arm=("COUNT", "OPEN", "OWNER"), tile=("ARM",))
+    c = schema.constants()
+    arrays = schema.allocate(4)
+    assert tuple(arrays) == ("T", "S", "TSET", "SSET", "A", "L", "BONE", "R", "MASK", "LEGAL", "H", "PEN")
+    assert arrays["T"].shape == (4, 10) and c["T_ENGINE"] == 9
+    assert arrays["S"].shape == (4, 8, 5) and c["S_TRAIN_OPEN"] == 4
+    assert arrays["TSET"].shape == (4, 1, 2) and arrays["TSET"].dtype == np.uint64 and c["T_PLAYED"] == 0
+    assert arrays["SSET"].shape == (4, 8, 3, 2) and (c["S_HAND"], c["S_DEALT"], c["S_SEEN"]) == (0, 1, 2)
+    assert arrays["A"].shape == (4, 9, 3) and arrays["L"].shape == (4, 91, 1) and arrays["BONE"].shape == (4, 91)
+    assert arrays["MASK"].shape == (4, 2000) and arrays["H"].shape == (4, 400)
+    assert schema.allocate(1, penalty=True)["PEN"].shape == (1, 402)
+    assert all(c[k] == v for k, v in common_constants().items())
+    with pytest.raises(ValueError, match="has no array 'A2'"):
+        schema.spec("A2")
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(max_seats=9), "max_seats must be an integer 2..8"),
+    (dict(num_actions=0), "num_actions must be an integer 1..32767"),
+    (dict(table=("PHASE",)), "column T_PHASE is declared twice"),
+    (dict(seat=("chips",)), "a column name must be upper case"),
+    (dict(seat=(("PAY", 0),)), "needs a positive integer width"),
+    (dict(num_arms=2), "arm fields need num_arms > 0"),
+    (dict(tiles="double-six"), "tiles must be a TileSet"),
+])
+def test_schema_refuses_bad_declarations(kwargs, message):
+    args = dict(tiles=DOUBLE_SIX, max_seats=4, num_actions=10) | kwargs
+    with pytest.raises(ValueError, match=message):
+        Schema("g", **args)
+    with pytest.raises(ValueError, match="num_tables must be a positive integer"):
+        Schema("g", DOUBLE_SIX, 4, 10).allocate(0)

@@ -1,0 +1,1 @@
+"""Nos on the kernel library: its state (``state.py``) and rule kernels."""
