@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from nos_env import fast_kernels as K
+from nos_env.games import nos as K
 from nos_env.deal import Deal, check_num_players, hand_size
 from nos_env.encoding import ANNOUNCE0, DECLARE, DRAW, SET0
 from nos_env.extras import MissingExtraError

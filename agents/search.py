@@ -90,7 +90,7 @@ import time
 import numpy as np
 from numba import njit
 
-from nos_env import fast_kernels as K
+from nos_env.games import nos as K
 from nos_env.encoding import NUM_ACTIONS, OBSERVATION_SIZE
 from nos_env.fast_engine import ARRAYS, FastTables
 

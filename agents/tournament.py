@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from nos_env import fast_kernels as K
+from nos_env.games import nos as K
 from nos_env.fast_engine import FastTables
 from nos_env.announcements import ALL_ANNOUNCEMENTS, GAME_NAMES
 from nos_env.extras import MissingExtraError

@@ -50,7 +50,7 @@ BLOCK_SECONDS = 0.25
 def fast_rate(batch: int, observe: bool, seconds: float, ready=None, **table_options) -> float:
     """Agent-steps per second of ``batch`` tables; ``ready(tables)`` (if given) is called once the
     kernels are warm, just before the timed blocks; ``table_options`` go to ``FastTables``."""
-    from nos_env import fast_kernels as K
+    from nos_env.kernels import core as K
     from nos_env.fast_engine import FastTables
     from nos_env.rng import seed_state
 

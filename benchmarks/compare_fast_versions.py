@@ -21,7 +21,10 @@ import sys, time, warnings
 import numpy as np
 warnings.filterwarnings("ignore")
 sys.path.insert(0, sys.argv[1])
-from nos_env import fast_kernels as K
+try:
+    from nos_env.kernels import core as K  # the kernel library (issue 14)
+except ImportError:
+    from nos_env import fast_kernels as K  # versions before it
 from nos_env.fast_engine import FastTables
 from nos_env.rng import seed_state
 

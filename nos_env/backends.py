@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import fast_kernels as K
+from .games import nos as K
 from .deal import Deal
 from .encoding import encode_observation, index_to_action, legal_mask
 from .engine import DEFAULT_CHIPS, Hand, Options

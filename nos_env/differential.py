@@ -24,7 +24,7 @@ from .actions import Action
 from .deal import Deal
 from .encoding import OBSERVATION_LAYOUT, action_to_index, encode_observation, index_to_action, legal_mask
 from .engine import Hand
-from . import fast_kernels as K
+from .games import nos as K
 from .fast_engine import FastTables
 from .announcements import ALL_ANNOUNCEMENTS, is_legal_for_set_tile
 from .record import hand_record

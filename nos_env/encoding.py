@@ -64,6 +64,21 @@ ACTION_BLOCKS = OrderedDict(
 )
 
 
+def play_index(tile: int, arm: int, side: int, close: int) -> int:
+    """The play block's index of tile index ``tile`` on ``arm`` with ``side`` outward and ``close``
+    (0/1). The one definition of the formula: the numba kernels compile this function as it is."""
+    return PLAY0 + ((tile * MAX_ARMS + arm) * 2 + side) * 2 + close
+
+
+def play_parts(index: int) -> tuple[int, int, int, int]:
+    """``(tile, arm, side, close)`` of a play-block index, the inverse of :func:`play_index`
+    (the kernels compile it too)."""
+    rest, close = divmod(index - PLAY0, 2)
+    rest, side = divmod(rest, 2)
+    tile, arm = divmod(rest, MAX_ARMS)
+    return tile, arm, side, close
+
+
 def action_to_index(action: Action) -> int:
     kind = action.kind
     if kind == "set":
@@ -85,8 +100,7 @@ def action_to_index(action: Action) -> int:
         if action.out is None:
             raise ValueError(f"{action} has no outward number; resolve it against the hand first")
         side = 0 if action.out == tile[0] else 1
-        arm = int(action.arm[1])
-        return PLAY0 + ((TILE_INDEX[tile] * MAX_ARMS + arm) * 2 + side) * 2 + int(action.close)
+        return play_index(TILE_INDEX[tile], int(action.arm[1]), side, int(action.close))
     raise ValueError(f"unknown action kind {kind!r}")
 
 
@@ -109,9 +123,7 @@ def index_to_action(index: int, hand: Hand) -> Action:
         return Action("decline")
     if index == PASS:
         return Action("pass")
-    rest, close = divmod(index - PLAY0, 2)
-    rest, side = divmod(rest, 2)
-    tile_i, arm = divmod(rest, MAX_ARMS)
+    tile_i, arm, side, close = play_parts(index)
     tile = ALL_TILES[tile_i]
     prefix = {"line": "L", "cross": "C", "triangle": "T"}[hand.layout.kind] if hand.layout else "L"
     kind = "immediate" if hand.phase == "immediate" else "play"

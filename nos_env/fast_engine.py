@@ -1,6 +1,6 @@
 """The fast engine: B tables in numpy arrays, stepped by the numba kernels.
 
-:class:`FastTables` owns the state arrays (see ``fast_kernels``) and the
+:class:`FastTables` owns the state arrays (declared by ``games/nos/state.py``) and the
 options; it is what :func:`nos_env.vector_env` and the AEC environment's
 ``backend="fast"`` use. It speaks action indices (``encoding.py``); text
 forms go through the reference engine, which can rebuild any table's hand
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import fast_kernels as K
+from .games import nos as K
 from .games.nos.state import SCHEMA
 from .deal import Deal, check_num_players
 from .encoding import NUM_ACTIONS, OBSERVATION_SIZE, index_to_action, legal_mask
@@ -188,7 +188,7 @@ class FastTables:
     def step(self, actions, observe: bool = True, autoreset: bool = True, allow_idle: bool = False):
         """Apply one action per table.
 
-        With ``allow_idle`` an action of ``fast_kernels.IDLE`` (-1) leaves its table as it
+        With ``allow_idle`` an action of ``kernels.core.IDLE`` (-1) leaves its table as it
         is: zero rewards, not terminated, ``current`` unchanged and its ``obs`` row not written
         (it keeps the row of the table's last step, zeros before the first).
 
@@ -199,7 +199,7 @@ class FastTables:
         pays before its first decision (D12) come with the table's next step.
         ``final_chips`` rows are written only for tables that finished in this call (other
         rows keep older values). For finished tables, ``self.final_stats`` [B, NUM_F] holds the episode's
-        announcement, setter, end, closings and net chips by reason (``fast_kernels.F_*``).
+        announcement, setter, end, closings and net chips by reason (``games/nos/state.py``'s ``F_*``).
 
         The returned arrays are buffers reused by the next call (writing a fresh
         17 MB observation batch every step costs more than stepping): copy what you keep.
@@ -239,7 +239,7 @@ class FastTables:
         return obs
 
     def sample_legal(self, state: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        """A uniformly random legal action per table (``fast_kernels.IDLE`` for a finished table
+        """A uniformly random legal action per table (``kernels.core.IDLE`` for a finished table
         waiting without autoreset), drawn from ``state``: the caller's own SplitMix64 streams,
         uint64 [B], advanced in place (``rng.seed_state(s)`` seeds one). Returns ``out`` (int64 [B])."""
         B = self.num_envs

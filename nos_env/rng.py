@@ -3,7 +3,7 @@
 Sessions, the AEC environment and the fast engine's kernels draw deals,
 setters and tie-breaks from this generator, one stream per table, in the same
 order, so the same seed gives the same games in every engine and API. It is
-tiny and written twice: here in plain Python, and in ``fast_kernels.py`` as
+tiny and written twice: here in plain Python, and in ``nos_env/kernels/core.py`` as
 numba functions over a ``uint64`` state; ``tests/test_fast_engine.py``
 checks that the two agree.
 

@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import fast_kernels as K
+from .games import nos as K
 from .deal import Deal
 from .engine import DEFAULT_CHIPS
 from .fast_engine import FastTables

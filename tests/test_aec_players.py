@@ -6,7 +6,7 @@ import pytest
 import nos_env
 from agents import AECPlayer
 from agents.aec import tables_of
-from nos_env import fast_kernels as K
+from nos_env.games import nos as K
 
 
 def play(env, players, seed):

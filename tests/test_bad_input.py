@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import nos_env
-from nos_env import fast_kernels as K
+from nos_env.games import nos as K
 from nos_env.actions import parse_action
 from nos_env.deal import Deal
 from nos_env.encoding import NUM_ACTIONS, action_to_index

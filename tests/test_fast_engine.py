@@ -9,7 +9,8 @@ import pytest
 
 import nos_env
 from conftest import GOLDEN, VECTOR_NAMES, load_vector
-from nos_env import fast_kernels as K
+from nos_env.games import nos as K
+from nos_env.kernels import bits, core
 from nos_env.deal import Deal
 from nos_env.differential import run
 from nos_env.encoding import NUM_ACTIONS, OBSERVATION_SIZE, action_to_index, encode_observation, legal_mask
@@ -49,7 +50,7 @@ def test_the_random_streams_agree():
     py = SplitMix64(12345)
     for bound in [28, 27, 5, 3, 2, 1, 1000, 2**31]:
         for _ in range(50):
-            assert K._below(R, 0, bound) == py.below(bound)
+            assert core.below(R, 0, bound) == py.below(bound)
     assert int(R[0]) == py.state
 
 
@@ -361,7 +362,7 @@ def test_bit_intrinsics_match_python():
 
     @njit
     def both(x):
-        return K._popcount(x), (K._low_bit(x) if x else -1)
+        return bits.popcount(x), (bits.low_bit(x) if x else -1)
 
     rng = np.random.default_rng(4)
     values = [0, 1, 2, 3, 1 << 27, (1 << 28) - 1, 0b1011000] + [int(v) for v in rng.integers(0, 1 << 28, 200)]

@@ -13,7 +13,7 @@ from agents import features as F
 from agents.base import BatchContext
 from agents.greedy import GreedyAgent
 from agents.search import SearchAgent
-from nos_env import fast_kernels as K
+from nos_env.games import nos as K
 from nos_env.deal import Deal
 from nos_env.encoding import action_to_index
 from nos_env.engine import Hand

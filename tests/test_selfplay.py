@@ -16,7 +16,7 @@ import pytest
 
 import nos_env
 from agents.registry import make_agent
-from nos_env import fast_kernels as K
+from nos_env.games import nos as K
 from nos_env.fast_engine import FastTables
 from train.selfplay import OpponentPool, SelfPlayVecEnv
 

@@ -9,7 +9,7 @@ import nos_env
 from agents import AGENTS, make_agent
 from agents.base import BatchContext
 from agents.tournament import TournamentResult, closings_by_seat, label_agents, main, mean_ci, run_tournament
-from nos_env import fast_kernels as K
+from nos_env.games import nos as K
 from nos_env.encoding import index_to_action
 
 

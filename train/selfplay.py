@@ -53,7 +53,7 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from agents.base import Agent, BatchContext
-from nos_env import fast_kernels as K
+from nos_env.games import nos as K
 from nos_env.encoding import NUM_ACTIONS, OBSERVATION_SIZE
 from nos_env.fast_engine import FastTables
 

@@ -1,28 +1,12 @@
-"""numba kernels of the fast engine: B tables stepped, masked and observed at once.
+"""Nos's rule kernels: setting, announcing, declaring, playing, closing and paying, over arrays.
 
-These functions are the reference engine (``engine.py``, ``layout.py``) and
-the encoder (``encoding.py``) written again over struct-of-arrays state, so
-numba can compile them. Function names follow the reference (``_outs`` is
-``Layout.outs``, ``_close`` is ``Hand._close``, ...) so the two can be read
-side by side; ``tests/test_fast_engine.py`` steps both with the same actions
-and compares every mask, reward and observation.
-
-State of table b (all int32 unless noted):
-
-- ``T[b, T_*]``: per-table scalars (phase, seat to move, set tile, ...);
-- ``S[b, seat, S_*]``: per-seat fields; tile sets are 28-bit masks;
-- ``A[b, arm, A_*]``: tile count, open number, last tile of each arm;
-- ``L[b, tile, L_*]`` (int8): who placed the tile (-1: not on the layout),
-  its arm (4: the set tile), whether it was placed at once;
-- ``BONE[b, i]`` (int8): the boneyard order, read from ``T_BONE_TOP``;
-- ``R[b]`` (uint64): the table's SplitMix64 state (``rng.py``);
-- ``MASK[b, a]`` (int8): the legal actions of the seat to move;
-- ``LEGAL[b, i]`` (int16): the same actions as a sorted list, ``T_NLEGAL`` of them;
-- ``H[b, i]`` (int16): the legal decisions of the current hand (``T_NHIST`` of them);
-- ``PEN[b, k]`` (int64): D16 penalties taken in the current hand after its first k legal
-  decisions (a penalty changes only chips, so where it came and how many is all there is
-  to keep); ``PEN[b, PEN_DIRTY]`` is 1 once the hand has any, so a new hand clears the row
-  only then. Without the penalty option PEN has one column, never read or written.
+These functions are the reference engine (``engine.py``, ``layout.py``) written again over
+the struct-of-arrays state of ``state.py``, so numba can compile them. Function names follow
+the reference (``_outs`` is ``Layout.outs``, ``_close`` is ``Hand._close``, ...) so the two
+can be read side by side; ``tests/test_fast_engine.py`` steps both with the same actions and
+compares every mask, reward and observation. The observation is ``observe.py``, the batch
+loops ``batch.py``; what every game shares (random streams, legal-action lists, the bit
+helpers) comes from ``nos_env.kernels``.
 
 Chips (``S_CHIPS`` ...) and the per-reason nets (``S_PAY``) are int32: the range checks of
 ``options.py`` keep every value and every difference of them inside it.
@@ -31,36 +15,34 @@ Chips (``S_CHIPS`` ...) and the per-reason nets (``S_PAY``) are int32: the range
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
-from .encoding import (
+from ...announcements import ALL_ANNOUNCEMENTS, MATADOR, game_spec, is_legal_for_set_tile
+from ...encoding import (
     ANNOUNCE0,
     CONDITIONS,
     DECLARE,
     DECLINE,
     DRAW,
     MAX_ARMS,
-    MAX_SEATS,
     NEEDS,
     NO_DECLARE,
     NUM_ACTIONS,
-    OBSERVATION_LAYOUT,
     PASS,
-    PLAY0,
     SET0,
+    play_index,
+    play_parts,
 )
-from .engine import CLOSE_PAYMENT, DECLARED_DOUBLES, NOS_PAYMENT, PENALTY_PAYMENT, WRONG_CLOSE_PAYMENT
-from .announcements import ALL_ANNOUNCEMENTS, MATADOR, game_spec, is_legal_for_set_tile
-from .rng import GAMMA
-from .kernels.bits import low_bit as _low_bit, popcount as _popcount
-from .kernels.tilesets import DOUBLE_SIX
-from .games.nos.state import *  # noqa: F403 (the schema's column constants, phases, reasons, F_*)
-from .tiles import ALL_TILES, MATADORS, TRIANGLE_MATADORS, count_value
+from ...engine import CLOSE_PAYMENT, DECLARED_DOUBLES, NOS_PAYMENT, WRONG_CLOSE_PAYMENT
+from ...kernels.bits import low_bit as _low_bit, popcount as _popcount
+from ...kernels.core import INLINE, KERNEL, after as _after, allow as _allow, below as _below
+from ...kernels.tilesets import DOUBLE_SIX
+from ...tiles import ALL_TILES, MATADORS, TRIANGLE_MATADORS, count_value
+from .state import *  # noqa: F403 (the schema's column constants, phases, reasons, F_*)
 
-#: Options of every serial kernel. The kernels never allocate or keep an array, so numba's
-#: reference counting would only add calls for each array argument at every inlined helper
-#: (about 40 in ``encode`` alone); ``_nrt=False`` compiles them without it.
-KERNEL = {"cache": True, "_nrt": False}
+# The action encoding's play-index formula, compiled as encoding.py defines it (one definition).
+_play_index = njit(**INLINE)(play_index)
+_play_parts = njit(**INLINE)(play_parts)
 
 # ------------------------------------------------------------------ tables
 TA, TB, IS_DOUBLE = DOUBLE_SIX.LOW, DOUBLE_SIX.HIGH, DOUBLE_SIX.IS_DOUBLE
@@ -110,27 +92,6 @@ for _i, _a in enumerate(ALL_ANNOUNCEMENTS):
     for _t in range(28):
         ANN_OK[_t, _i] = is_legal_for_set_tile(_a, ALL_TILES[_t])
 
-#: The action value that leaves a table untouched for one ``step_batch`` call (self-play
-#: steps only the tables whose seat to move is an opponent).
-IDLE = -1
-# Observation offsets (encoding.OBSERVATION_LAYOUT), as constants numba folds in.
-_O = {name: start for name, (start, _, _) in OBSERVATION_LAYOUT.items()}
-O_NUM_PLAYERS, O_PHASE, O_HAND = _O["num_players"], _O["phase"], _O["hand"]
-O_LTILES, O_LPLACER, O_LARM, O_LIMM = _O["layout_tiles"], _O["layout_placer"], _O["layout_arm"], _O["layout_immediate"]
-O_SET_TILE, O_SET_DRAWN = _O["set_tile"], _O["set_drawn"]
-O_ARM_EXISTS, O_ARM_OPEN, O_ARM_RULE, O_ARM_NEEDS = _O["arm_exists"], _O["arm_open"], _O["arm_rule"], _O["arm_needs"]
-O_ARM_LOCKED, O_ARM_DEAD, O_ARM_COUNT = _O["arm_locked"], _O["arm_dead"], _O["arm_count"]
-O_ANN, O_GAME, O_BASE, O_COND = _O["announcement"], _O["game"], _O["base_rule"], _O["condition"]
-O_COND_SIDE, O_COND_K, O_SWITCH, O_VOLARM = _O["condition_side"], _O["condition_k"], _O["switch"], _O["volapuk_ordinary_arm"]
-O_LKIND, O_DCROSS = _O["layout_kind"], _O["double_cross"]
-O_PRESENT, O_HSIZE, O_OUT, O_NOS, O_WAITS = (_O["seat_present"], _O["seat_hand_size"], _O["seat_out"],
-                                            _O["seat_nos"], _O["seat_waits_owed"])
-O_ONSET, O_TOMOVE, O_DECLARED, O_FACEUP = _O["seat_on_set"], _O["seat_to_move"], _O["seat_declared"], _O["seat_face_up"]
-O_CHIPS, O_HPAY = _O["seat_chips"], _O["seat_hand_payments"]
-O_PASSED_ON, O_DREW_ON, O_PASSED_T, O_DREW_T = (_O["seat_passed_on"], _O["seat_drew_on"],
-                                              _O["seat_passed_tiles"], _O["seat_drew_tiles"])
-O_CLAIM_ARM, O_CLAIM_SEAT, O_BONE, O_BONE_DRAW = (_O["claim_arm"], _O["claim_seat"], _O["boneyard_size"],
-                                                 _O["boneyard_drawable"])
 N_NEEDS = len(NEEDS)
 NEED_MATCHING, NEED_CROSS, NEED_COMP_DOUBLE, NEED_DOUBLE_OR_MAT, NEED_MATADOR, NEED_BLANK, NEED_NOTHING = range(7)
 assert NEEDS[NEED_BLANK] == "blank" and NEEDS[NEED_NOTHING] == "nothing_yet"
@@ -148,7 +109,7 @@ def _side_bits(tile, outs):
 
 
 def _build_accept_tables():
-    from .layout import compulsory_fits, fits
+    from ...layout import compulsory_fits, fits
 
     for r, rule in enumerate(("ordinary", "matador")):
         for e in range(7):
@@ -163,39 +124,6 @@ def _build_accept_tables():
 
 
 _build_accept_tables()
-
-U_GAMMA = np.uint64(GAMMA)
-U_M1 = np.uint64(0xBF58476D1CE4E5B9)
-U_M2 = np.uint64(0x94D049BB133111EB)
-
-
-# ------------------------------------------------------------------- random
-@njit(**KERNEL, inline="always")
-def _next_u64(R, b):
-    s = R[b] + U_GAMMA
-    R[b] = s
-    z = (s ^ (s >> np.uint64(30))) * U_M1
-    z = (z ^ (z >> np.uint64(27))) * U_M2
-    return z ^ (z >> np.uint64(31))
-
-
-@njit(**KERNEL, inline="always")
-def _below(R, b, n):
-    return np.int64((_next_u64(R, b) >> np.uint64(32)) % np.uint64(n))
-
-
-@njit(**KERNEL, inline="always")
-def _rel(s, seat, n):
-    """(s - seat) % n for seats 0..n-1, without a division."""
-    r = s - seat
-    return r + n if r < 0 else r
-
-
-@njit(**KERNEL, inline="always")
-def _after(seat, i, n):
-    """(seat + i) % n for 0 <= i <= n, without a division."""
-    s = seat + i
-    return s - n if s >= n else s
 
 
 # ------------------------------------------------------------------- layout
@@ -375,19 +303,6 @@ def _next_in_game(S, b, n, seat):
 
 
 # ------------------------------------------------------------- legal masks
-@njit(**KERNEL, inline="always")
-def _play_index(t, arm, side, close):
-    return PLAY0 + ((t * MAX_ARMS + arm) * 2 + side) * 2 + close
-
-
-@njit(**KERNEL, inline="always")
-def _allow(MASK, LEGAL, b, count, action):
-    """Marks action legal and appends it to the table's list; returns the new count."""
-    MASK[b, action] = 1
-    LEGAL[b, count] = action
-    return count + 1
-
-
 @njit(**KERNEL, inline="always")
 def compute_mask(T, S, A, MASK, LEGAL, b, n):
     """Hand.legal_actions as a mask row and as a sorted list (LEGAL[b, :count]); returns (and
@@ -822,9 +737,7 @@ def apply_action(T, S, A, L, BONE, b, n, action):
         if action == DECLINE:
             T[b, T_QPOS] += 1
         else:
-            rest = (action - PLAY0) // 4
-            arm = rest % MAX_ARMS
-            t = rest // MAX_ARMS
+            t, arm, _, _ = _play_parts(action)
             S[b, seat, S_HAND] &= ~(1 << t)
             _place_tile(T, A, L, b, seat, t, arm, TA[t], 1)
             _pay(S, b, T[b, T_ON_SET], seat, DOUBLE_VALUE[t], R_IMMEDIATE)
@@ -854,9 +767,7 @@ def apply_action(T, S, A, L, BONE, b, n, action):
         T[b, T_TO_MOVE] = _next_in_game(S, b, n, seat)
         _begin_turn(T, S, A, b, n)
         return
-    rest, close = divmod(action - PLAY0, 2)
-    rest, side = divmod(rest, 2)
-    t, arm = divmod(rest, MAX_ARMS)
+    t, arm, side, close = _play_parts(action)
     out = TB[t] if side else TA[t]
     _place(T, S, A, L, BONE, b, n, seat, t, arm, out, close)
 
@@ -900,278 +811,3 @@ def settle(T, S, A, L, BONE, R, MASK, LEGAL, b, n, auto):
         if not auto or count != 1:
             return
         apply_action(T, S, A, L, BONE, b, n, LEGAL[b, 0])
-
-
-# ------------------------------------------------------------- observation
-@njit(**KERNEL, inline="always")
-def _write_bits(obs, start, bits):
-    """A one at obs[start + i] for each set bit i of bits."""
-    while bits:
-        obs[start + _low_bit(bits)] = 1
-        bits &= bits - 1
-
-
-@njit(**KERNEL)
-def encode(T, S, A, L, b, n, seat, obs, chip_scale):
-    """encoding.encode_observation for one table, written into obs (zeroed here)."""
-    for i in range(obs.shape[0]):
-        obs[i] = 0.0
-    phase = T[b, T_PHASE]
-    obs[O_NUM_PLAYERS + n - 3] = 1
-    obs[O_PHASE + phase] = 1
-    _write_bits(obs, O_HAND, S[b, seat, S_HAND])
-    st = T[b, T_SET_TILE]
-    if st >= 0:
-        obs[O_SET_TILE + st] = 1
-        if T[b, T_SET_DRAWN] >= 0:
-            obs[O_SET_DRAWN] = 1
-    placed = T[b, T_PLACED]
-    while placed:
-        t = _low_bit(placed)
-        placed &= placed - 1
-        placer = L[b, t, L_PLACER]
-        if placer >= 0:
-            obs[O_LTILES + t] = 1
-            obs[O_LPLACER + t * MAX_SEATS + _rel(placer, seat, n)] = 1
-            obs[O_LARM + t * (MAX_ARMS + 1) + L[b, t, L_ARM]] = 1
-            obs[O_LIMM + t] = L[b, t, L_IMMEDIATE]
-    if phase >= P_DECLARE:
-        ann = T[b, T_ANN]
-        narms = SPEC[ann, SP_NARMS]
-        over = _opening_over(T, A, b)
-        for arm in range(narms):
-            obs[O_ARM_EXISTS + arm] = 1
-            obs[O_ARM_OPEN + arm * 7 + A[b, arm, A_OPEN]] = 1
-            obs[O_ARM_RULE + arm * 2 + (SPEC[ann, SP_LATER + arm] if over else SPEC[ann, SP_OPEN + arm])] = 1
-            obs[O_ARM_NEEDS + arm * N_NEEDS + _arm_needs(T, A, b, arm, over)] = 1
-            obs[O_ARM_LOCKED + arm] = 1 if _locked(T, A, b, arm) else 0
-            obs[O_ARM_DEAD + arm] = 1 if _is_dead(T, A, L, b, arm, over) else 0
-            obs[O_ARM_COUNT + arm] = A[b, arm, A_COUNT]
-        obs[O_LKIND + SPEC[ann, SP_KIND]] = 1
-        obs[O_DCROSS] = SPEC[ann, SP_COMP]
-        obs[O_ANN + ann] = 1
-        obs[O_GAME + SPEC[ann, SP_GAME] - 1] = 1
-        if SPEC[ann, SP_BASE] >= 0:
-            obs[O_BASE + SPEC[ann, SP_BASE]] = 1
-        cond = SPEC[ann, SP_COND]
-        obs[O_COND + cond] = 1
-        if cond != C_NONE:
-            obs[O_COND_SIDE + SPEC[ann, SP_SIDE]] = 1
-            if cond == C_FIRST:
-                obs[O_COND_K + SPEC[ann, SP_K] - 1] = 1
-        obs[O_SWITCH] = SPEC[ann, SP_SWITCH]
-        if SPEC[ann, SP_VOLARM] >= 0:
-            obs[O_VOLARM + SPEC[ann, SP_VOLARM]] = 1
-    to_move = T[b, T_TO_MOVE]
-    for s in range(n):
-        r = _rel(s, seat, n)
-        obs[O_PRESENT + r] = 1
-        obs[O_HSIZE + r] = _popcount(S[b, s, S_HAND])
-        obs[O_OUT + r] = S[b, s, S_OUT]
-        obs[O_NOS + r] = 1 if T[b, T_NOS] == s else 0
-        obs[O_WAITS + r] = S[b, s, S_NWAITS]
-        obs[O_ONSET + r] = 1 if T[b, T_ON_SET] == s else 0
-        obs[O_TOMOVE + r] = 1 if to_move == s else 0
-        obs[O_DECLARED + r] = S[b, s, S_DECLARED]
-        if S[b, s, S_DECLARED]:
-            face_up = S[b, s, S_DEALT] & S[b, s, S_HAND] & DOUBLES_MASK
-            for d in range(7):
-                if (face_up >> DOUBLE_OF[d]) & 1:
-                    obs[O_FACEUP + r * 7 + d] = 1
-        obs[O_CHIPS + r] = (S[b, s, S_CHIPS] - S[b, s, S_CHIPS_EPISODE]) / chip_scale
-        obs[O_HPAY + r] = (S[b, s, S_CHIPS] - S[b, s, S_CHIPS_HAND]) / chip_scale
-        _write_bits(obs, O_PASSED_ON + r * 7, S[b, s, S_PASSED_ON])
-        _write_bits(obs, O_DREW_ON + r * 7, S[b, s, S_DREW_ON])
-        _write_bits(obs, O_PASSED_T + r * NT, S[b, s, S_PASSED_TILES])
-        _write_bits(obs, O_DREW_T + r * NT, S[b, s, S_DREW_TILES])
-    prev = T[b, T_PREV_TILE]
-    if prev < 0 or T[b, T_PREV_OUT] or phase == P_OVER:
-        obs[O_CLAIM_ARM + MAX_ARMS + 1] = 1
-    else:
-        obs[O_CLAIM_ARM + L[b, prev, L_ARM]] = 1
-        obs[O_CLAIM_SEAT + _rel(T[b, T_PREV_SEAT], seat, n)] = 1
-    size = T[b, T_BONE_END] - T[b, T_BONE_TOP]
-    obs[O_BONE] = size
-    obs[O_BONE_DRAW] = max(0, size - 2)
-
-
-# ------------------------------------------------------------- batch entry points
-@njit(**KERNEL)
-def _reset_one(T, S, A, L, BONE, R, MASK, LEGAL, b, n, hands, first_rule, chips, auto):
-    new_episode(T, S, A, L, BONE, R, b, n, hands, first_rule, chips)
-    settle(T, S, A, L, BONE, R, MASK, LEGAL, b, n, auto)
-    for s in range(n):
-        S[b, s, S_PENDING] = S[b, s, S_CHIPS] - S[b, s, S_CHIPS_EPISODE]
-
-
-@njit(**KERNEL)
-def reset_batch(T, S, A, L, BONE, R, MASK, LEGAL, n, hands, first_rule, chips, auto, tables):
-    for i in range(tables.shape[0]):
-        _reset_one(T, S, A, L, BONE, R, MASK, LEGAL, tables[i], n, hands, first_rule, chips, auto)
-
-
-@njit(**KERNEL)
-def first_beyond(S, n, guard):
-    """The first table with a seat's chips beyond +-guard, or -1 (penalty mode's check, options.py)."""
-    for b in range(S.shape[0]):
-        for s in range(n):
-            if S[b, s, S_CHIPS] > guard or S[b, s, S_CHIPS] < -guard:
-                return b
-    return -1
-
-
-@njit(**KERNEL)
-def first_illegal(MASK, actions):
-    """The first table whose action is not legal, or -1 (IDLE tables are skipped)."""
-    for b in range(MASK.shape[0]):
-        if actions[b] != IDLE and MASK[b, actions[b]] == 0:
-            return b
-    return -1
-
-
-@njit(**KERNEL)
-def _clear_penalties(PEN, b):
-    """A new hand's penalty counts start at zero (a row is written only when it has any; without
-    the penalty option PEN has a single, unused column)."""
-    if PEN.shape[1] == PEN_COLUMNS and PEN[b, PEN_DIRTY]:
-        for k in range(PEN_COLUMNS):
-            PEN[b, k] = 0
-
-
-@njit(**KERNEL)
-def _penalise(T, S, PEN, b, n):
-    """D16 penalty option: 40 to every other player, the same seat again. A finished table
-    (autoreset off) has nobody to move and takes no penalty. A call of its own, so
-    _step_one's legal-action path stays as it was."""
-    seat = T[b, T_TO_MOVE]
-    if seat < 0:
-        return
-    for s in range(n):
-        if s != seat:
-            _pay(S, b, seat, s, PENALTY_PAYMENT, R_PENALTY)
-    # Counted where it came, not kept as a decision: the history stays bounded.
-    k = T[b, T_NHIST]
-    if k <= MAX_HISTORY:
-        PEN[b, k] += 1
-    PEN[b, PEN_DIRTY] = 1
-
-
-@njit(**KERNEL)
-def _step_one(T, S, A, L, BONE, R, MASK, LEGAL, H, PEN, b, n, a, auto, penalty, hands, first_rule, chips,
-              rewards, terminated, final_chips, final_stats, current, autoreset):
-    if a == IDLE:  # the table waits: nothing changes, nothing is paid, its obs row is not written
-        for s in range(MAX_SEATS):
-            rewards[b, s] = 0
-        terminated[b] = 0
-        current[b] = T[b, T_TO_MOVE]
-        return
-    for s in range(MAX_SEATS):
-        rewards[b, s] = S[b, s, S_CHIPS]
-    if MASK[b, a] == 0:
-        if penalty:
-            _penalise(T, S, PEN, b, n)
-    else:
-        hand_index = T[b, T_HAND_INDEX]
-        apply_action(T, S, A, L, BONE, b, n, a)
-        settle(T, S, A, L, BONE, R, MASK, LEGAL, b, n, auto)
-        # The decision joins the hand's history, the one that ends the hand included; when a new
-        # hand of the session has started, its history starts empty instead.
-        if T[b, T_HAND_INDEX] == hand_index:
-            k = T[b, T_NHIST]
-            if k < MAX_HISTORY:
-                H[b, k] = a
-            T[b, T_NHIST] = k + 1
-        else:
-            _clear_penalties(PEN, b)
-    for s in range(MAX_SEATS):
-        rewards[b, s] = S[b, s, S_CHIPS] - rewards[b, s] + S[b, s, S_PENDING]
-        S[b, s, S_PENDING] = 0
-    terminated[b] = T[b, T_DONE]
-    if T[b, T_DONE]:
-        for s in range(MAX_SEATS):
-            final_chips[b, s] = S[b, s, S_CHIPS]
-        final_stats[b, F_ANN] = T[b, T_ANN]
-        final_stats[b, F_ON_SET] = T[b, T_ON_SET]
-        final_stats[b, F_END] = T[b, T_END]
-        final_stats[b, F_CLOSE_RIGHT] = T[b, T_CLOSE_RIGHT]
-        final_stats[b, F_CLOSE_WRONG] = T[b, T_CLOSE_WRONG]
-        for s in range(MAX_SEATS):
-            for r in range(len(REASONS)):
-                final_stats[b, F_PAY + s * len(REASONS) + r] = S[b, s, S_PAY + r]
-    if T[b, T_DONE] and autoreset:
-        _reset_one(T, S, A, L, BONE, R, MASK, LEGAL, b, n, hands, first_rule, chips, auto)
-        _clear_penalties(PEN, b)
-    current[b] = T[b, T_TO_MOVE]
-
-
-@njit(**KERNEL)
-def _observe_row(T, S, A, L, b, n, seat, obs, chip_scale):
-    if seat >= 0:
-        encode(T, S, A, L, b, n, seat, obs[b], chip_scale)
-    else:  # a finished table without autoreset: nobody is to move
-        for i in range(obs.shape[1]):
-            obs[b, i] = 0.0
-
-
-@njit(**KERNEL)
-def step_batch(T, S, A, L, BONE, R, MASK, LEGAL, H, PEN, n, actions, auto, penalty, hands, first_rule, chips,
-               rewards, terminated, final_chips, final_stats, current, obs, observe, chip_scale, autoreset):
-    """One action per table (serial). Rewards are chip changes; a finished episode is reported
-    in ``terminated`` with its final rewards and chips, then (with ``autoreset``) the table
-    starts its next episode, whose own opening payments (a D12 forced set) wait in
-    S_PENDING for the table's next step."""
-    for b in range(T.shape[0]):
-        _step_one(T, S, A, L, BONE, R, MASK, LEGAL, H, PEN, b, n, actions[b], auto, penalty, hands, first_rule, chips,
-                  rewards, terminated, final_chips, final_stats, current, autoreset)
-    if observe:
-        for b in range(T.shape[0]):
-            if actions[b] != IDLE:
-                _observe_row(T, S, A, L, b, n, current[b], obs, chip_scale)
-
-
-@njit(cache=True, parallel=True)
-def step_batch_parallel(T, S, A, L, BONE, R, MASK, LEGAL, H, PEN, n, actions, auto, penalty, hands, first_rule, chips,
-                        rewards, terminated, final_chips, final_stats, current, obs, observe, chip_scale,
-                        autoreset):
-    """step_batch over all cores: tables are independent. The observations are a second pass:
-    interleaving their 4 KB rows with the steps pushes the state out of the caches (about 5%)."""
-    for b in prange(T.shape[0]):
-        _step_one(T, S, A, L, BONE, R, MASK, LEGAL, H, PEN, b, n, actions[b], auto, penalty, hands, first_rule, chips,
-                  rewards, terminated, final_chips, final_stats, current, autoreset)
-    if observe:
-        for b in prange(T.shape[0]):
-            if actions[b] != IDLE:
-                _observe_row(T, S, A, L, b, n, current[b], obs, chip_scale)
-
-
-@njit(**KERNEL)
-def observe_batch(T, S, A, L, n, seats, obs, chip_scale):
-    for b in range(T.shape[0]):
-        encode(T, S, A, L, b, n, seats[b], obs[b], chip_scale)
-
-
-@njit(cache=True, parallel=True)
-def observe_batch_parallel(T, S, A, L, n, seats, obs, chip_scale):
-    for b in prange(T.shape[0]):
-        encode(T, S, A, L, b, n, seats[b], obs[b], chip_scale)
-
-
-# ------------------------------------------------------------- batched random policy
-@njit(**KERNEL, inline="always")
-def _sample_one(T, LEGAL, R, out, b):
-    count = T[b, T_NLEGAL]
-    out[b] = LEGAL[b, _below(R, b, count)] if count > 0 else IDLE  # a finished table waits
-
-
-@njit(cache=True, parallel=True)
-def sample_legal(T, LEGAL, R, out):
-    """A uniformly random legal action per table, from the policy's own streams R (uint64 [B])."""
-    for b in prange(LEGAL.shape[0]):
-        _sample_one(T, LEGAL, R, out, b)
-
-
-@njit(**KERNEL)
-def sample_legal_serial(T, LEGAL, R, out):
-    """``sample_legal`` on the calling thread only (the same draws)."""
-    for b in range(LEGAL.shape[0]):
-        _sample_one(T, LEGAL, R, out, b)
