@@ -37,7 +37,7 @@ from ...engine import CLOSE_PAYMENT, DECLARED_DOUBLES, NOS_PAYMENT, WRONG_CLOSE_
 from ...kernels.bits import low_bit as _low_bit, popcount as _popcount
 from ...kernels.core import INLINE, KERNEL, after as _after, allow as _allow, below as _below
 from ...kernels.tilesets import DOUBLE_SIX
-from ...tiles import ALL_TILES, MATADORS, TRIANGLE_MATADORS, count_value
+from ...tiles import ALL_TILES, MATADORS, TRIANGLE_MATADORS, count_value, double_value, is_double
 from .state import *  # noqa: F403 (the schema's column constants, phases, reasons, F_*)
 
 # The action encoding's play-index formula, compiled as encoding.py defines it (one definition).
@@ -46,10 +46,8 @@ _play_parts = njit(**INLINE)(play_parts)
 
 # ------------------------------------------------------------------ tables
 TA, TB, IS_DOUBLE = DOUBLE_SIX.LOW, DOUBLE_SIX.HIGH, DOUBLE_SIX.IS_DOUBLE
-IS_MATADOR = np.array([t in MATADORS for t in ALL_TILES], np.bool_)
-IS_TRIANGLE = np.array([t in TRIANGLE_MATADORS for t in ALL_TILES], np.bool_)
 COUNT_VALUE = np.array([count_value(t) for t in ALL_TILES], np.int64)
-DOUBLE_VALUE = np.array([(7 if t == (0, 0) else t[0]) if t[0] == t[1] else 0 for t in ALL_TILES], np.int64)
+DOUBLE_VALUE = np.array([double_value(t) if is_double(t) else 0 for t in ALL_TILES], np.int64)
 DOUBLE_OF = DOUBLE_SIX.DOUBLE_OF  # tile index of [d-d]
 DOUBLES_MASK = DOUBLE_SIX.doubles_mask
 MATADORS_MASK = sum(1 << ALL_TILES.index(t) for t in MATADORS)
@@ -68,7 +66,7 @@ SP_GAME, SP_KIND, SP_NARMS, SP_COMP, SP_COND, SP_SIDE, SP_K, SP_SWITCH, SP_ORDER
 SP_BASE, SP_VOLARM, SP_OPEN, SP_LATER = 10, 11, 12, 16  # opening/later rules: 4 columns each
 NSP = 20
 SPEC = np.zeros((len(ALL_ANNOUNCEMENTS), NSP), np.int8)
-ANN_OK = np.zeros((28, len(ALL_ANNOUNCEMENTS)), np.bool_)
+ANN_OK = np.zeros((NT, len(ALL_ANNOUNCEMENTS)), np.bool_)
 for _i, _a in enumerate(ALL_ANNOUNCEMENTS):
     _s = game_spec(_a)
     _kind = ("line", "cross", "triangle").index(_s.layout)
@@ -89,7 +87,7 @@ for _i, _a in enumerate(ALL_ANNOUNCEMENTS):
         _r = _arm if _arm < len(_s.opening) else 0
         SPEC[_i, SP_OPEN + _arm] = int(_s.opening[_r] == MATADOR)
         SPEC[_i, SP_LATER + _arm] = int(_s.later[_r] == MATADOR)
-    for _t in range(28):
+    for _t in range(NT):
         ANN_OK[_t, _i] = is_legal_for_set_tile(_a, ALL_TILES[_t])
 
 N_NEEDS = len(NEEDS)
@@ -100,7 +98,7 @@ assert NEEDS[NEED_BLANK] == "blank" and NEEDS[NEED_NOTHING] == "nothing_yet"
 # compulsory tile (14+r*7+e), 28 a triangle matador, 29 game 16's blank on T3. ACCEPT is the
 # 28-bit set of tiles, SIDES[code, tile] the outward choices as bits (1: lower number out, 2: higher).
 CODE_COMPULSORY, CODE_TRIANGLE, CODE_BLANK, NUM_CODES = 14, 28, 29, 30
-SIDES = np.zeros((NUM_CODES, 28), np.int8)
+SIDES = np.zeros((NUM_CODES, NT), np.int8)
 ACCEPT = np.zeros(NUM_CODES, np.int64)
 
 
@@ -120,7 +118,7 @@ def _build_accept_tables():
         SIDES[CODE_TRIANGLE, i] = 3 if tile in TRIANGLE_MATADORS else 0
         SIDES[CODE_BLANK, i] = _side_bits(tile, [tile[1]]) if tile[0] == 0 else 0
     for code in range(NUM_CODES):
-        ACCEPT[code] = sum(1 << i for i in range(28) if SIDES[code, i])
+        ACCEPT[code] = sum(1 << i for i in range(NT) if SIDES[code, i])
 
 
 _build_accept_tables()
