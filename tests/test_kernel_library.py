@@ -184,3 +184,62 @@ def test_schema_refuses_bad_declarations(kwargs, message):
         Schema("g", **args)
     with pytest.raises(ValueError, match="num_tables must be a positive integer"):
         Schema("g", DOUBLE_SIX, 4, 10).allocate(0)
+
+
+# ------------------------------------------------------------------ the shared layer on another game's state
+from nos_env.kernels import core  # noqa: E402
+from nos_env.rng import SplitMix64, seed_state  # noqa: E402
+
+
+@njit(cache=False)
+def _toy_step(T, S, H, PEN, rewards, terminated, final_chips, b, a, legal, hand_index, seats):
+    """A toy game's step through the shared helpers: a legal action wins the mover a chip."""
+    core.chips_before(S, rewards, b, seats)
+    if legal:
+        S[b, T[b, core.T_TO_MOVE], core.S_CHIPS] += 1
+        core.record_decision(T, H, PEN, b, a, hand_index)
+    else:
+        core.count_penalty(T, PEN, b)
+    core.pay_rewards(T, S, rewards, terminated, final_chips, b, seats)
+
+
+def test_the_shared_layer_works_on_a_double_nine_three_seat_state():
+    schema = Schema("toy", DOUBLE_NINE, max_seats=3, num_actions=6, max_history=4, table=("ROUND",))
+    st = schema.allocate(2, penalty=True)
+    T, S, H, PEN = st["T"], st["S"], st["H"], st["PEN"]
+    assert PEN.shape == (2, 6) and H.shape == (2, 4) and st["SSET"].shape == (2, 3, 2, 1)
+    rewards, terminated, final_chips = np.zeros((2, 3), np.int32), np.zeros(2, np.int8), np.zeros((2, 3), np.int32)
+    T[1, core.T_TO_MOVE] = 2
+    S[1, 0, core.S_PENDING] = 5  # an opening payment waiting for the table's next step
+    _toy_step(T, S, H, PEN, rewards, terminated, final_chips, 1, 4, True, 0, 3)
+    assert rewards[1].tolist() == [5, 0, 1] and S[1, :, core.S_PENDING].tolist() == [0, 0, 0]
+    assert T[1, core.T_NHIST] == 1 and H[1, 0] == 4
+    _toy_step(T, S, H, PEN, rewards, terminated, final_chips, 1, 3, False, 0, 3)  # a penalty after 1 decision
+    assert PEN[1].tolist() == [0, 1, 0, 0, 0, 1] and rewards[1].tolist() == [0, 0, 0]
+    for a in (1, 2, 3, 5):  # the history keeps 4 decisions, then counts the overflow
+        _toy_step(T, S, H, PEN, rewards, terminated, final_chips, 1, a, True, 0, 3)
+    assert T[1, core.T_NHIST] == 5 and H[1].tolist() == [4, 1, 2, 3]
+    _toy_step(T, S, H, PEN, rewards, terminated, final_chips, 1, 0, False, 0, 3)  # beyond the history: flag only
+    assert PEN[1].tolist() == [0, 1, 0, 0, 0, 1]
+    T[1, core.T_DONE] = 1
+    T[1, core.T_HAND_INDEX] = 1  # a new hand began during the step: no history entry, penalties cleared
+    _toy_step(T, S, H, PEN, rewards, terminated, final_chips, 1, 2, True, 0, 3)
+    assert PEN[1].tolist() == [0] * 6 and T[1, core.T_NHIST] == 5
+    assert terminated.tolist() == [0, 1] and final_chips[1].tolist() == [0, 0, 6]
+    assert not T[0].any() and not S[0].any() and not PEN[0].any()  # the other table untouched
+
+
+def test_sample_legal_reads_the_common_legal_list():
+    schema = Schema("toy", DOUBLE_SIX, max_seats=2, num_actions=6)
+    st = schema.allocate(3)
+    T, LEGAL = st["T"], st["LEGAL"]
+    T[0, core.T_NLEGAL], LEGAL[0, :3] = 3, [1, 4, 5]
+    T[1, core.T_NLEGAL], LEGAL[1, :1] = 1, [2]
+    state = np.array([seed_state(7 + b) for b in range(3)], np.uint64)
+    out = np.zeros(3, np.int64)
+    core.sample_legal_serial(T, LEGAL, state.copy(), out)
+    py = SplitMix64(7)
+    assert out.tolist() == [[1, 4, 5][py.below(3)], 2, core.IDLE]  # table 2 has nothing legal: it waits
+    again = np.zeros(3, np.int64)
+    core.sample_legal(T, LEGAL, state.copy(), again)
+    assert again.tolist() == out.tolist()
