@@ -267,7 +267,7 @@ class Outcome:
 
 
 def load_tables(deals: list[Deal], setters, num_players: int, seed: int) -> FastTables:
-    engine = FastTables(len(deals), num_players, seed=seed)
+    engine = FastTables(len(deals), num_players, seed=seed, observation_dtype="float32")  # agents read float32
     for b, (deal, setter) in enumerate(zip(deals, setters)):
         engine.load_deal(b, deal, on_set=int(setter))
     return engine

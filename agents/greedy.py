@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import features as F
-from .base import Agent, BatchContext
+from .base import Agent, BatchContext, float_observations
 
 
 class GreedyAgent(Agent):
@@ -43,7 +43,7 @@ class GreedyAgent(Agent):
         return score
 
     def act_batch(self, obs: np.ndarray, masks: np.ndarray, context: BatchContext | None = None) -> np.ndarray:
-        score = self.scores(obs, masks)
+        score = self.scores(float_observations(obs), masks)
         score += self.rng.random(score.shape) * 1e-3  # seeded tie-break
         score[masks == 0] = -np.inf
         return score.argmax(axis=1).astype(np.int64)

@@ -95,7 +95,7 @@ from nos_env.encoding import NUM_ACTIONS, OBSERVATION_SIZE
 from nos_env.fast_engine import ARRAYS, FastTables
 
 from . import features as F
-from .base import Agent, BatchContext
+from .base import Agent, BatchContext, float_observations
 from .greedy import GreedyAgent, obs_set_tile
 from .sampler import DOUBLES_MASK, HiddenSampler
 
@@ -157,6 +157,7 @@ class SearchAgent(Agent):
         if context is None or context.tables is None or context.table_index is None or context.seats is None:
             raise ValueError("SearchAgent needs a BatchContext with tables, table_index and seats "
                              "(the fast-engine tables the rows come from)")
+        obs = float_observations(obs)
         B = obs.shape[0]
         out = np.empty(B, np.int64)
         for i in range(B):
@@ -171,7 +172,9 @@ class SearchAgent(Agent):
         return out
 
     def search(self, obs: np.ndarray, mask: np.ndarray, tables: FastTables, b: int, seat: int) -> int:
-        """The action for one decision of ``seat`` at table ``b`` of ``tables`` (see the module docstring)."""
+        """The action for one decision of ``seat`` at table ``b`` of ``tables`` (see the module docstring);
+        ``obs`` is the seat's observation, float32 or compact."""
+        obs = float_observations(np.asarray(obs)[None, :])[0]
         n = tables.num_players
         snapshot = tables.clone_table(b)
         if int(snapshot["T"][K.T_TO_MOVE]) != seat:
@@ -309,7 +312,7 @@ class SearchAgent(Agent):
             if len(self._scratch) > 32:
                 self._scratch.clear()
             self._scratch[key] = FastTables(rows, n, seed=0, hands_per_episode=1, illegal_action="penalty",
-                                            auto_forced=True)
+                                            auto_forced=True, observation_dtype="float32")
         return self._scratch[key]
 
 

@@ -99,7 +99,7 @@ from nos_env.layout import Layout, Placed, compulsory_fits, fits
 from nos_env.tiles import ALL_TILES, MATADORS, TRIANGLE_MATADORS
 
 from . import features as F
-from .base import Agent, BatchContext
+from .base import Agent, BatchContext, float_observations
 
 # ----------------------------------------------------------------- weights
 # Set and announcement (units: roughly "one own tile playable").
@@ -340,7 +340,7 @@ class TacticsAgent(Agent):
 
     # ------------------------------------------------------------------ api
     def act_batch(self, obs: np.ndarray, masks: np.ndarray, context: BatchContext | None = None) -> np.ndarray:
-        obs = np.asarray(obs, np.float32)
+        obs = float_observations(obs)
         masks = np.asarray(masks)
         B = obs.shape[0]
         action = np.full(B, -1, np.int64)

@@ -289,7 +289,7 @@ def run_tournament(agent_names: list, deals: int, seed: int = 0, duplicate: bool
     rotations = n if duplicate else 1
     groups = max(1, min(deals, tables // rotations))
     B = groups * rotations
-    engine = FastTables(B, n, seed=seed, num_threads=num_threads)
+    engine = FastTables(B, n, seed=seed, num_threads=num_threads, observation_dtype="float32")  # agents read float32
     # Tables of one group share a stream: the same deals, in the same order (one-hand episodes).
     for g in range(groups):
         for j in range(rotations):

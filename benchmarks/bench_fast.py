@@ -124,7 +124,7 @@ def main() -> None:
     for name, rate in rows:
         print(f"{name:38s} {rate:14,.0f} {rate / ttt:13.2f}")
     tables = FastTables(4096, 4, seed=0)
-    obs_bytes = 4096 * nos_env.encoding.OBSERVATION_SIZE * 4
+    obs_bytes = 4096 * tables.observation_size * tables.observation_dtype.itemsize
     print(f"\ncompile time: cold {cold:.1f} s, cached {cached:.2f} s (fresh process, import and first calls)")
     print(f"memory of a B=4096 batch: state {tables.nbytes / 2**20:.1f} MiB, "
           f"plus {obs_bytes / 2**20:.1f} MiB for one batch of observations")

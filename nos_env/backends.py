@@ -94,7 +94,8 @@ class FastBackend:
         self.num_players = num_players
         self.tables = FastTables(1, num_players, None, hands_per_episode, first_hand_rule,
                                  starting_chips=starting_chips, illegal_action=options.illegal,
-                                 auto_forced=options.auto_forced, chip_scale=chip_scale)
+                                 auto_forced=options.auto_forced, chip_scale=chip_scale,
+                                 observation_dtype="float32")  # the AEC observation is float32
         self._seat = np.zeros(1, np.int64)
 
     def reset(self, seed, chips, deal: Deal | None, on_set) -> list[int]:

@@ -60,7 +60,8 @@ def run(num_players: int, hands: int, seed: int, batch: int = 32, auto_forced: b
         force_announcements: bool = False, all_seats_every: int = 10) -> dict:
     """Play ``hands`` hands (one-hand episodes) differentially; returns counters."""
     rng = np.random.default_rng(seed)
-    tables = FastTables(batch, num_players, seed=seed, auto_forced=auto_forced)
+    # float32 observations, compared value for value with the reference encoder
+    tables = FastTables(batch, num_players, seed=seed, auto_forced=auto_forced, observation_dtype="float32")
     tables.reset_tables()
     targets = list(ALL_ANNOUNCEMENTS) if force_announcements else []
     plan: list = [None] * batch  # per table: (set tile, announcement) to force, or None

@@ -21,7 +21,7 @@ import numpy as np
 
 from . import fast_kernels as K
 from .deal import Deal, check_num_players
-from .encoding import NUM_ACTIONS, OBSERVATION_SIZE, index_to_action, legal_mask
+from .encoding import NUM_ACTIONS, check_observation_dtype, index_to_action, legal_mask, observation_size
 from .engine import DEFAULT_CHIPS, Hand, Options
 from .options import CHIP_GUARD, check_bool, check_chips, check_chips_in_guard, check_options, check_seed, is_integer
 from .rng import seed_state
@@ -45,6 +45,7 @@ class FastTables:
         auto_forced: bool = False,
         chip_scale: float = 100.0,
         num_threads: int | str | None = None,
+        observation_dtype: str = "uint8",
     ):
         if not is_integer(num_envs) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
@@ -52,6 +53,10 @@ class FastTables:
         seed = check_seed(seed)
         if first_hand_rule is not None:
             check_bool("first_hand_rule", first_hand_rule)
+        #: uint8: the compact encoding (encoding.COMPACT_SIZE bytes a row, the default);
+        #: float32: the decoded one (OBSERVATION_SIZE values a row). Both from the same kernel.
+        self.observation_dtype = check_observation_dtype(observation_dtype)
+        self.observation_size = observation_size(self.observation_dtype)
         #: "auto" or a number of threads (``threads.py``); None at construction means the process default
         self.num_threads = resolve(num_threads)
         self.num_envs = B = int(num_envs)
@@ -80,7 +85,8 @@ class FastTables:
         self._threads = ThreadChoice(self.num_threads, B)
         self._out = None  # output buffers of step(), made on first use
         self._obs_out = None
-        self._no_obs = np.zeros((1, OBSERVATION_SIZE), np.float32)  # never written (observe=False)
+        # never written (observe=False); of the same dtype, so no second compilation
+        self._no_obs = np.zeros((1, self.observation_size), self.observation_dtype)
         self.seed(seed)
 
     @property
@@ -200,7 +206,8 @@ class FastTables:
         (it keeps the row of the table's last step, zeros before the first).
 
         Returns ``(rewards [B, 5] int chips, terminated [B] bool, final_chips [B, 5],
-        current [B], obs [B, D] or None)``. With ``autoreset`` a finished table starts
+        current [B], obs [B, D] or None)``; ``obs`` is of ``observation_dtype`` (compact uint8 by
+        default: ``encoding.decode_compact`` reads it as float32). With ``autoreset`` a finished table starts
         its next episode at once: ``current`` and ``obs`` then belong to the new one,
         ``final_chips`` holds the finished episode's chips, and chips the new episode
         pays before its first decision (D12) come with the table's next step.
@@ -209,7 +216,7 @@ class FastTables:
         announcement, setter, end, closings and net chips by reason (``fast_kernels.F_*``).
 
         The returned arrays are buffers reused by the next call (writing a fresh
-        17 MB observation batch every step costs more than stepping): copy what you keep.
+        observation batch every step costs more than stepping): copy what you keep.
         """
         actions = self.check_actions(actions, allow_idle)
         B = self.num_envs
@@ -218,7 +225,7 @@ class FastTables:
                          np.zeros((B, K.MAX_SEATS), np.int32), np.empty(B, np.int32),
                          np.zeros((B, K.NUM_F), np.int32))
         if observe and self._obs_out is None:
-            self._obs_out = np.zeros((B, OBSERVATION_SIZE), np.float32)
+            self._obs_out = np.zeros((B, self.observation_size), self.observation_dtype)
         rewards, terminated, final_chips, current, self.final_stats = self._out
         obs = self._obs_out if observe else self._no_obs
         self._threads.run("step+obs" if observe else "step", K.step_batch, K.step_batch_parallel,
@@ -229,18 +236,21 @@ class FastTables:
         return rewards, terminated.view(np.bool_), final_chips, current, (obs if observe else None)
 
     def observe(self, seats, obs: np.ndarray | None = None) -> np.ndarray:
+        """The observation [B, D] of ``seats[b]`` at every table b, of ``observation_dtype``
+        (written into ``obs`` if given: C-contiguous, writable, of that dtype and shape)."""
         seats = np.asarray(seats)
         if seats.shape != (self.num_envs,) or not np.issubdtype(seats.dtype, np.integer) \
                 or ((seats < 0) | (seats >= self.num_players)).any():
             raise ValueError(f"seats must be an integer array of shape ({self.num_envs},) with seat numbers "
                              f"0..{self.num_players - 1}, got {seats!r}")
         seats = seats.astype(np.int64)
+        shape, dtype = (self.num_envs, self.observation_size), self.observation_dtype
         if obs is None:
-            obs = np.zeros((self.num_envs, OBSERVATION_SIZE), np.float32)
-        elif not isinstance(obs, np.ndarray) or obs.shape != (self.num_envs, OBSERVATION_SIZE) \
-                or obs.dtype != np.float32 or not obs.flags.c_contiguous or not obs.flags.writeable:
-            raise ValueError(f"obs must be a writable C-contiguous float32 array of shape "
-                             f"({self.num_envs}, {OBSERVATION_SIZE}) or None")
+            obs = np.zeros(shape, dtype)
+        elif not isinstance(obs, np.ndarray) or obs.shape != shape \
+                or obs.dtype != dtype or not obs.flags.c_contiguous or not obs.flags.writeable:
+            raise ValueError(f"obs must be a writable C-contiguous {dtype} array of shape {shape} "
+                             f"(observation_dtype={dtype.name!r}) or None")
         self._threads.run("observe", K.observe_batch, K.observe_batch_parallel,
                           self.T, self.S, self.A, self.L, self.num_players, seats, obs, self.chip_scale)
         return obs

@@ -33,10 +33,11 @@ from __future__ import annotations
 import numpy as np
 from llvmlite import ir
 from numba import njit, prange, types
-from numba.core.extending import intrinsic
+from numba.core.extending import intrinsic, overload
 
 from .encoding import (
     ANNOUNCE0,
+    COMPACT_CHIPS_AT,
     CONDITIONS,
     DECLARE,
     DECLINE,
@@ -960,6 +961,29 @@ def settle(T, S, A, L, BONE, R, MASK, LEGAL, b, n, auto):
 
 
 # ------------------------------------------------------------- observation
+def _put_chips(obs, slot, k, value, chip_scale):
+    """Write chip feature ``k`` (0..9: seat_chips then seat_hand_payments) at float slot ``slot``:
+    ``value / chip_scale`` there in a float32 row, ``value`` as int32 in a compact row's tail
+    (encoding.COMPACT_CHIPS_AT). numba picks the body by the row's dtype when it compiles."""
+
+
+@overload(_put_chips, inline="always")
+def _put_chips_typed(obs, slot, k, value, chip_scale):
+    if obs.dtype == types.uint8:
+        def compact(obs, slot, k, value, chip_scale):
+            v = np.uint32(np.int32(value))  # two's complement, little-endian bytes
+            at = COMPACT_CHIPS_AT + 4 * k
+            obs[at] = v & 0xFF
+            obs[at + 1] = (v >> 8) & 0xFF
+            obs[at + 2] = (v >> 16) & 0xFF
+            obs[at + 3] = v >> 24
+        return compact
+
+    def decoded(obs, slot, k, value, chip_scale):
+        obs[slot] = value / chip_scale
+    return decoded
+
+
 @njit(**KERNEL, inline="always")
 def _write_bits(obs, start, bits):
     """A one at obs[start + i] for each set bit i of bits."""
@@ -970,9 +994,10 @@ def _write_bits(obs, start, bits):
 
 @njit(**KERNEL)
 def encode(T, S, A, L, b, n, seat, obs, chip_scale):
-    """encoding.encode_observation for one table, written into obs (zeroed here)."""
+    """encoding.encode_observation for one table, written into obs (zeroed here): a float32 row
+    (OBSERVATION_SIZE) or a compact uint8 row (COMPACT_SIZE, encoding.py), one body for both."""
     for i in range(obs.shape[0]):
-        obs[i] = 0.0
+        obs[i] = 0
     phase = T[b, T_PHASE]
     obs[O_NUM_PLAYERS + n - 3] = 1
     obs[O_PHASE + phase] = 1
@@ -1035,8 +1060,8 @@ def encode(T, S, A, L, b, n, seat, obs, chip_scale):
             for d in range(7):
                 if (face_up >> DOUBLE_OF[d]) & 1:
                     obs[O_FACEUP + r * 7 + d] = 1
-        obs[O_CHIPS + r] = (S[b, s, S_CHIPS] - S[b, s, S_CHIPS_EPISODE]) / chip_scale
-        obs[O_HPAY + r] = (S[b, s, S_CHIPS] - S[b, s, S_CHIPS_HAND]) / chip_scale
+        _put_chips(obs, O_CHIPS + r, r, S[b, s, S_CHIPS] - S[b, s, S_CHIPS_EPISODE], chip_scale)
+        _put_chips(obs, O_HPAY + r, MAX_SEATS + r, S[b, s, S_CHIPS] - S[b, s, S_CHIPS_HAND], chip_scale)
         _write_bits(obs, O_PASSED_ON + r * 7, S[b, s, S_PASSED_ON])
         _write_bits(obs, O_DREW_ON + r * 7, S[b, s, S_DREW_ON])
         _write_bits(obs, O_PASSED_T + r * NT, S[b, s, S_PASSED_TILES])
@@ -1167,7 +1192,7 @@ def _observe_row(T, S, A, L, b, n, seat, obs, chip_scale):
         encode(T, S, A, L, b, n, seat, obs[b], chip_scale)
     else:  # a finished table without autoreset: nobody is to move
         for i in range(obs.shape[1]):
-            obs[b, i] = 0.0
+            obs[b, i] = 0
 
 
 @njit(**KERNEL)

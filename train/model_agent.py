@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import torch as th
 
-from agents.base import Agent, BatchContext
+from agents.base import Agent, BatchContext, float_observations
 from agents.tactics import TacticsAgent
 from nos_env.encoding import NUM_ACTIONS, OBSERVATION_SIZE
 
@@ -41,8 +41,10 @@ class PolicyAgent(Agent):
             self.name = name
 
     def log_probabilities(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """The policy's log-probabilities [B, 557] over each row's legal actions (-inf elsewhere)."""
-        obs = np.asarray(obs, np.float32)
+        """The policy's log-probabilities [B, 557] over each row's legal actions (-inf elsewhere);
+        ``obs`` float32 or compact uint8 (decoded first)."""
+        obs = np.asarray(obs)
+        obs = float_observations(obs) if obs.dtype == np.uint8 else obs.astype(np.float32, copy=False)
         masks = np.asarray(masks) != 0
         if obs.ndim != 2 or obs.shape[1] != OBSERVATION_SIZE or masks.shape != (obs.shape[0], NUM_ACTIONS):
             raise ValueError(f"expected obs [B, {OBSERVATION_SIZE}] and masks [B, {NUM_ACTIONS}], "

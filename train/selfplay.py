@@ -122,7 +122,7 @@ class SelfPlayVecEnv(VecEnv):
             raise ValueError(f"learner_seat must be 'rotate' or a seat 0..{num_players - 1}, got {learner_seat!r}")
         if not reward_scale > 0:
             raise ValueError(f"reward_scale must be positive, got {reward_scale}")
-        self.tables = FastTables(num_envs, num_players, seed, **table_options)
+        self.tables = FastTables(num_envs, num_players, seed, observation_dtype="float32", **table_options)
         self.pool = opponents
         self.n = self.tables.num_players
         self.learner_seat_mode = learner_seat
