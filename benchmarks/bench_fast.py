@@ -29,7 +29,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 
 WARM = ("import time; t = time.perf_counter(); import numpy as np; from nos_env.fast_engine import FastTables; "
         "f = FastTables(2, 4, seed=0); f.reset_tables(); "
-        "f.step(np.array([np.flatnonzero(m)[0] for m in f.MASK])); f.observe(np.zeros(2, np.int64)); "
+        "f.step(np.array([np.flatnonzero(m)[0] for m in f.masks])); f.observe(np.zeros(2, np.int64)); "
         "print(time.perf_counter() - t)")
 
 
