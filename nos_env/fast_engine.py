@@ -198,7 +198,7 @@ class FastTables:
     def step(self, actions, observe: bool = True, autoreset: bool = True, allow_idle: bool = False):
         """Apply one action per table.
 
-        With ``allow_idle`` an action of ``fast_kernels.IDLE`` (-1) leaves its table as it
+        With ``allow_idle`` an action of ``FastTables.IDLE`` (-1) leaves its table as it
         is: zero rewards, not terminated, ``current`` unchanged and its ``obs`` row not written
         (it keeps the row of the table's last step, zeros before the first).
 
@@ -208,8 +208,8 @@ class FastTables:
         ``final_chips`` holds the finished episode's chips, and chips the new episode
         pays before its first decision (D12) come with the table's next step.
         ``final_chips`` rows are written only for tables that finished in this call (other
-        rows keep older values). For finished tables, ``self.final_stats`` [B, NUM_F] holds the episode's
-        announcement, setter, end, closings and net chips by reason (``fast_kernels.F_*``).
+        rows keep older values). For finished tables, :meth:`episode_stats` gives the episode's
+        announcement, setter, end, closings and net chips by reason, by name.
 
         The returned arrays are buffers reused by the next call (writing a fresh
         17 MB observation batch every step costs more than stepping): copy what you keep.
@@ -249,7 +249,7 @@ class FastTables:
         return obs
 
     def sample_legal(self, state: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        """A uniformly random legal action per table (``fast_kernels.IDLE`` for a finished table
+        """A uniformly random legal action per table (``FastTables.IDLE`` for a finished table
         waiting without autoreset), drawn from ``state``: the caller's own SplitMix64 streams,
         uint64 [B], advanced in place (``rng.seed_state(s)`` seeds one). Returns ``out`` (int64 [B])."""
         B = self.num_envs
