@@ -14,7 +14,8 @@ import numpy as np
 from . import fast_kernels as K
 from .deal import Deal
 from .encoding import encode_observation, index_to_action, legal_mask
-from .engine import DEFAULT_CHIPS, Hand, Options
+from .engine import Hand
+from .options import DEFAULT_CHIPS, Options
 from .fast_engine import FastTables
 from .rng import SplitMix64
 from .session import Session

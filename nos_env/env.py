@@ -147,9 +147,9 @@ from .encoding import (
     action_to_index,
     index_to_action,
 )
-from .engine import DEFAULT_CHIPS, Hand, Options
+from .engine import Hand
 from .backends import BACKENDS
-from .options import check_bool, check_chips, check_options, check_seat, check_seed, is_integer
+from .options import DEFAULT_CHIPS, Options, check_bool, check_chips, check_options, check_seat, check_seed, is_integer
 from .render import render_text
 
 RESET_OPTIONS = ("deal", "on_set", "chips")

@@ -22,8 +22,8 @@ import numpy as np
 from . import fast_kernels as K
 from .deal import Deal, check_num_players
 from .encoding import NUM_ACTIONS, OBSERVATION_SIZE, index_to_action, legal_mask
-from .engine import DEFAULT_CHIPS, Hand, Options
-from .options import CHIP_GUARD, check_bool, check_chips, check_chips_in_guard, check_options, check_seed, is_integer
+from .engine import Hand
+from .options import CHIP_GUARD, DEFAULT_CHIPS, Options, check_bool, check_chips, check_chips_in_guard, check_options, check_seed, is_integer
 from .rng import seed_state
 from .threads import PARALLEL_FROM, ThreadChoice, resolve
 from .tiles import ALL_TILES, TILE_INDEX

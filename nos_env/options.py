@@ -1,4 +1,7 @@
-"""Checks of the arguments the engines, environments and the fast engine share (clear errors, one place).
+"""The options of the engines and environments, and the checks of every argument they share.
+
+:class:`Options` (the reference engine's D12/D16 options) and ``DEFAULT_CHIPS`` live here beside
+the checks (clear errors, one place).
 
 Every check raises ``ValueError`` naming the argument, what it got and what is allowed, and
 none of them converts: ``1.5`` chips, ``"500"`` chips or a seed of ``"7"`` are refused, not
@@ -25,7 +28,12 @@ chips since the episode or hand began) within +-1.3e9, inside int32 (+-2.1e9).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
+
+#: Chips every seat starts an episode (a session, a hand) with, unless told otherwise.
+DEFAULT_CHIPS = 500
 
 #: Chips may enter an episode within +-CHIP_LIMIT.
 CHIP_LIMIT = 5 * 10**8
@@ -118,3 +126,24 @@ def check_options(hands_per_episode=1, illegal_action="raise", starting_chips=0,
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)) \
                 or not np.isfinite(value) or value <= 0:
             raise ValueError(f"{name} must be a positive finite number, got {value!r}")
+
+
+@dataclass(frozen=True)
+class Options:
+    """Engine options.
+
+    auto_forced (D12): apply decisions that have exactly one legal action
+        (forced draws, forced passes, the set after a drawn set tile, ...)
+        automatically. The results are the same either way.
+    illegal (D16): ``"raise"`` (default) raises :class:`IllegalActionError`
+        and leaves the hand unchanged; ``"penalty"`` charges the actor 40 to
+        every other player and asks him again.
+    """
+
+    auto_forced: bool = False
+    illegal: str = "raise"
+
+    def __post_init__(self):
+        check_bool("Options.auto_forced", self.auto_forced)
+        if not isinstance(self.illegal, str) or self.illegal not in ("raise", "penalty"):
+            raise ValueError(f"Options.illegal must be 'raise' or 'penalty', got {self.illegal!r}")

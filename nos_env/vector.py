@@ -51,9 +51,8 @@ import numpy as np
 
 from . import fast_kernels as K
 from .deal import Deal
-from .engine import DEFAULT_CHIPS
 from .fast_engine import FastTables
-from .options import check_bool, check_options, check_seed
+from .options import DEFAULT_CHIPS, check_bool, check_options, check_seed
 
 
 def vector_env(num_envs: int, num_players: int = 4, seed: int | None = None, **options) -> "NosVectorEnv":
