@@ -28,7 +28,7 @@ chips since the episode or hand began) within +-1.3e9, inside int32 (+-2.1e9).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -116,16 +116,23 @@ def check_chips_in_guard(chips, what: str) -> None:
                             f"wrap (nos_env/options.py)")
 
 
-def check_options(hands_per_episode=1, illegal_action="raise", starting_chips=0, **scales) -> None:
-    """Raise ``ValueError`` naming the first bad option; ``scales`` are positive numbers."""
-    check_int("hands_per_episode", hands_per_episode, 1, MAX_HANDS_PER_EPISODE)
-    if not isinstance(illegal_action, str) or illegal_action not in ("raise", "penalty"):
-        raise ValueError(f"illegal_action must be 'raise' or 'penalty', got {illegal_action!r}")
-    check_chip("starting_chips", starting_chips)
-    for name, value in scales.items():
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)) \
-                or not np.isfinite(value) or value <= 0:
-            raise ValueError(f"{name} must be a positive finite number, got {value!r}")
+#: D16: what an illegal action does (raise IllegalActionError, or charge the penalty and ask again).
+ILLEGAL_ACTIONS = ("raise", "penalty")
+
+
+def check_choice(name: str, value: object, allowed: tuple[str, ...]) -> str:
+    """One of the texts ``allowed`` (no other type is converted)."""
+    if not isinstance(value, str) or value not in allowed:
+        raise ValueError(f"{name} must be {' or '.join(repr(a) for a in allowed)}, got {value!r}")
+    return value
+
+
+def check_scale(name: str, value: object) -> float:
+    """A positive finite number, as a float (reward and chip scales; bools are refused)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or not np.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
+    return float(value)
 
 
 @dataclass(frozen=True)
@@ -145,5 +152,50 @@ class Options:
 
     def __post_init__(self):
         check_bool("Options.auto_forced", self.auto_forced)
-        if not isinstance(self.illegal, str) or self.illegal not in ("raise", "penalty"):
-            raise ValueError(f"Options.illegal must be 'raise' or 'penalty', got {self.illegal!r}")
+        check_choice("Options.illegal", self.illegal, ILLEGAL_ACTIONS)
+
+
+@dataclass(frozen=True)
+class TableOptions:
+    """The options of a table of Nos, checked once: what ``FastTables``, ``vector_env()`` and the
+    AEC environment (``nos_env.env()``, both backends) share.
+
+    The three constructors keep their keyword arguments (and take their defaults from here); each
+    builds a ``TableOptions`` from them, so the checks, their messages and the normalised values
+    are written once. Construction checks every field (``ValueError`` naming the option, what it
+    got and what is allowed) and stores plain Python values; ``first_hand_rule=None`` becomes
+    ``hands_per_episode > 1`` (sessions start with the first-hand rule, single hands do not).
+    """
+
+    hands_per_episode: int = 1
+    first_hand_rule: bool | None = None
+    starting_chips: int = DEFAULT_CHIPS
+    illegal_action: str = "raise"  # D16: ILLEGAL_ACTIONS
+    auto_forced: bool = False  # D12
+    chip_scale: float = 100.0  # observations show chips divided by this
+
+    def __post_init__(self):
+        # Checked in this order, so the first bad option is the one named; frozen, hence __setattr__.
+        put = object.__setattr__
+        put(self, "hands_per_episode", check_int("hands_per_episode", self.hands_per_episode, 1,
+                                                 MAX_HANDS_PER_EPISODE))
+        put(self, "illegal_action", check_choice("illegal_action", self.illegal_action, ILLEGAL_ACTIONS))
+        put(self, "starting_chips", check_chip("starting_chips", self.starting_chips))
+        put(self, "chip_scale", check_scale("chip_scale", self.chip_scale))
+        put(self, "first_hand_rule", self.hands_per_episode > 1 if self.first_hand_rule is None
+            else check_bool("first_hand_rule", self.first_hand_rule))
+        put(self, "auto_forced", check_bool("auto_forced", self.auto_forced))
+
+    @property
+    def penalty(self) -> bool:
+        """Illegal actions are charged (D16 penalty mode), not raised."""
+        return self.illegal_action == "penalty"
+
+    @property
+    def engine_options(self) -> Options:
+        """The reference engine's options for these tables."""
+        return Options(auto_forced=self.auto_forced, illegal=self.illegal_action)
+
+    def as_kwargs(self) -> dict:
+        """The options as keyword arguments (of ``FastTables``, ``vector_env()``, ``nos_env.env()``)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
