@@ -1,0 +1,52 @@
+"""The per-tile tables and tile-set helpers of nos_env/tiles.py, which every agent reads (one place)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from nos_env import tiles as T
+from nos_env.tiles import ALL_TILES, TILE_INDEX
+
+
+def test_per_tile_tables():
+    assert T.TILE_COUNT[TILE_INDEX[(0, 0)]] == 14 and T.TILE_PIPS[TILE_INDEX[(0, 0)]] == 0  # section 1
+    assert T.TILE_COUNT[TILE_INDEX[(2, 6)]] == T.TILE_PIPS[TILE_INDEX[(2, 6)]] == 8
+    assert (T.TILE_LOW[TILE_INDEX[(2, 6)]], T.TILE_HIGH[TILE_INDEX[(2, 6)]]) == (2, 6)
+    assert T.TILE_DOUBLE_VALUE.tolist() == [7 if t == (0, 0) else t[0] if t[0] == t[1] else 0 for t in ALL_TILES]
+    assert T.TILE_IS_DOUBLE.sum() == 7 and T.TILE_IS_MATADOR.sum() == 4
+    assert T.DOUBLE_INDEX.tolist() == [0, 7, 13, 18, 22, 25, 27]
+    assert T.TILE_BIT[27] == 1 << 27 and T.ALL_TILES_MASK == 2**28 - 1
+
+
+def test_tile_set_masks():
+    assert T.tiles_mask([(0, 0), (0, 1), (0, 1)]) == 0b11  # a set: a tile counts once
+    assert T.DOUBLES_MASK == sum(1 << i for i in (0, 7, 13, 18, 22, 25, 27))
+    assert T.MATADORS_MASK == (1 << 0) | (1 << 12) | (1 << 16) | (1 << 19)  # 0-0, 1-6, 2-5, 3-4
+    assert T.TRIANGLE_MATADORS_MASK == T.MATADORS_MASK & ~1
+
+
+@pytest.mark.parametrize("ufunc", [True, False], ids=["bitwise_count", "swar"])
+def test_popcount_on_both_paths(monkeypatch, ufunc):
+    if not ufunc:
+        monkeypatch.delattr(np, "bitwise_count", raising=False)  # the numpy 1.26 path
+    values = np.random.default_rng(3).integers(0, 2**62, 2000)
+    expected = [bin(int(v)).count("1") for v in values]
+    got = T.popcount(values)
+    assert got.dtype == np.int64 and got.tolist() == expected
+    assert T.popcount(0) == 0 and T.popcount(T.ALL_TILES_MASK) == 28 and T.popcount([[5, 7]]).tolist() == [[2, 3]]
+
+
+def test_tactics_matching_tables_follow_the_layout_rule():
+    """agents/tactics.py builds FIT and COMP from nos_env.layout; spot checks stated from section 3/4."""
+    from agents.tactics import COMP, FIT
+
+    def with_number(e):
+        return T.tiles_mask(t for t in ALL_TILES if e in t)
+
+    for e in range(7):
+        assert FIT[0, e] == with_number(e)  # ordinary: a tile showing the open number
+        # matador: numbers adding up to 7 (none for an open 0), or any matador
+        assert FIT[1, e] == T.MATADORS_MASK | (with_number(7 - e) if e else 0)
+        assert COMP[0, e] == 1 << TILE_INDEX[(e, e)]  # ordinary double cross: the double of the open number
+        assert COMP[1, e] == T.MATADORS_MASK | (1 << TILE_INDEX[(7 - e, 7 - e)] if e else 0)
