@@ -35,11 +35,9 @@ KIND[E.DECLARE] = DECLARE
 KIND[E.NO_DECLARE] = NO_DECLARE
 KIND[E.DECLINE] = DECLINE
 KIND[E.PASS] = PASS
-for _i in range(E.PLAY0, E.PASS):
-    _rest, _close = divmod(_i - E.PLAY0, 2)
-    _rest, _side = divmod(_rest, 2)
-    _tile, _arm = divmod(_rest, E.MAX_ARMS)
-    KIND[_i], TILE[_i], ARM[_i], SIDE[_i], CLOSE[_i] = PLAY, _tile, _arm, _side, bool(_close)
+KIND[E.PLAY0:E.PASS] = PLAY
+TILE[E.PLAY0:E.PASS], ARM[E.PLAY0:E.PASS], SIDE[E.PLAY0:E.PASS], CLOSE[E.PLAY0:E.PASS] = \
+    E.play_parts(np.arange(E.PLAY0, E.PASS))
 
 # Per action from the per-tile tables of nos_env.tiles (TILE_COUNT: [0-0] counts 14).
 PIPS = np.where(TILE >= 0, TILE_COUNT[np.maximum(TILE, 0)], 0)

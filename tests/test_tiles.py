@@ -50,3 +50,18 @@ def test_tactics_matching_tables_follow_the_layout_rule():
         assert FIT[1, e] == T.MATADORS_MASK | (with_number(7 - e) if e else 0)
         assert COMP[0, e] == 1 << TILE_INDEX[(e, e)]  # ordinary double cross: the double of the open number
         assert COMP[1, e] == T.MATADORS_MASK | (1 << TILE_INDEX[(7 - e, 7 - e)] if e else 0)
+
+
+def test_the_play_index_formula_and_its_inverse():
+    """nos_env.encoding.play_index/play_parts: the one place the play block's layout is written."""
+    from agents import features as F
+    from nos_env.encoding import PASS, PLAY0, play_index, play_parts
+
+    assert (PLAY0, PASS) == (108, 556)
+    assert play_index(0, 0, 0, 0) == 108 and play_index(0, 0, 0, 1) == 109 and play_index(0, 0, 1, 0) == 110
+    assert play_index(0, 1, 0, 0) == 112 and play_index(1, 0, 0, 0) == 124 and play_index(27, 3, 1, 1) == 555
+    index = np.arange(PLAY0, PASS)
+    parts = play_parts(index)
+    assert np.array_equal(play_index(*parts), index)
+    assert all(np.array_equal(p, q) for p, q in zip(parts, (F.TILE[index], F.ARM[index], F.SIDE[index],
+                                                           F.CLOSE[index])))
