@@ -16,7 +16,7 @@ import numpy as np
 from nos_env import encoding as E
 from nos_env.announcements import ALL_ANNOUNCEMENTS, game_spec, is_legal_for_set_tile
 from nos_env.layout import Layout
-from nos_env.tiles import ALL_TILES, TILE_BIT, TILE_COUNT, TILE_IS_DOUBLE, TILE_IS_MATADOR
+from nos_env.tiles import ALL_TILES, TILE_COUNT, TILE_IS_DOUBLE, TILE_IS_MATADOR, mask_from_flags
 
 SET, DRAW, ANNOUNCE, DECLARE, NO_DECLARE, DECLINE, PLAY, PASS = range(8)
 A = E.NUM_ACTIONS
@@ -63,4 +63,4 @@ OPENING_PLAYABLE = _opening_playable()
 def hand_bits(obs: np.ndarray) -> np.ndarray:
     """Each row's own hand as a 28-bit integer."""
     start, stop, _ = E.OBSERVATION_LAYOUT["hand"]
-    return (obs[:, start:stop].astype(np.int64) * TILE_BIT).sum(axis=1)
+    return mask_from_flags(obs[:, start:stop])

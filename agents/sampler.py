@@ -65,7 +65,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from nos_env.encoding import OBSERVATION_LAYOUT, OBSERVATION_SIZE
-from nos_env.tiles import ALL_TILES_MASK, DOUBLE_INDEX, DOUBLES_MASK, NUM_TILES, TILE_IS_DOUBLE, popcount
+from nos_env.tiles import (ALL_TILES_MASK, DOUBLE_INDEX, DOUBLES_MASK, NUM_TILES, TILE_IS_DOUBLE, mask_from_flags,
+                           popcount)
 
 _UNCAPPED = 99
 
@@ -73,10 +74,6 @@ _UNCAPPED = 99
 def _view(obs: np.ndarray, name: str) -> np.ndarray:
     start, stop, shape = OBSERVATION_LAYOUT[name]
     return obs[start:stop].reshape(shape)
-
-
-def _bits(row) -> int:
-    return sum(1 << int(i) for i in np.flatnonzero(np.asarray(row) > 0.5))
 
 
 def bits_to_tiles(bits: int) -> list[int]:
@@ -148,8 +145,8 @@ def read_constraints(obs: np.ndarray) -> HiddenConstraints:
     n = int(round(_view(obs, "seat_present").sum()))
     if n not in (3, 4, 5):
         raise ValueError(f"the observation shows {n} seats")
-    own = _bits(_view(obs, "hand"))
-    layout = _bits(_view(obs, "layout_tiles"))
+    own = int(mask_from_flags(_view(obs, "hand")))
+    layout = int(mask_from_flags(_view(obs, "layout_tiles")))
     sizes = [int(round(x)) for x in _view(obs, "seat_hand_size")[:n]]
     boneyard_size = int(round(_view(obs, "boneyard_size")[0]))
     face_up_numbers = _view(obs, "seat_face_up")
@@ -169,7 +166,7 @@ def read_constraints(obs: np.ndarray) -> HiddenConstraints:
     for r in range(n):
         face = sum(1 << int(DOUBLE_INDEX[d]) for d in np.flatnonzero(face_up_numbers[r] > 0.5))
         face_up.append(face)
-        forbidden.append(_bits(passed[r]))
+        forbidden.append(int(mask_from_flags(passed[r])))
         count_placed = int(popcount(placed[r]))
         d = sizes[r] + count_placed - dealt_size - (1 if set_drawn_by == r else 0)
         draws.append(d)

@@ -98,7 +98,7 @@ from nos_env.announcements import ALL_ANNOUNCEMENTS, MATADOR, game_spec, is_lega
 from nos_env.layout import Layout, Placed, compulsory_fits, fits
 from nos_env.tiles import (ALL_TILES, ALL_TILES_MASK, DOUBLE_INDEX, DOUBLES_MASK, MATADORS_MASK, NUM_TILES, TILE_BIT,
                            TILE_COUNT, TILE_DOUBLE_VALUE, TILE_HIGH, TILE_IS_DOUBLE, TILE_IS_MATADOR, TILE_LOW,
-                           TRIANGLE_MATADORS_MASK, popcount, tiles_mask)
+                           TRIANGLE_MATADORS_MASK, mask_from_flags, popcount, tiles_mask)
 
 from . import features as F
 from .base import Agent, BatchContext
@@ -246,11 +246,6 @@ def _col(name: str) -> slice:
     return slice(start, stop)
 
 
-def bits_of(block: np.ndarray) -> np.ndarray:
-    """Rows of 0/1 over the 28 tiles (last axis) as 28-bit integers."""
-    return (block > 0.5).astype(np.int64) @ TILE_BIT
-
-
 def p_no_fit(U, p, h) -> np.ndarray:
     """P(a hand of h tiles drawn from U unseen tiles holds none of p fitting ones).
 
@@ -349,7 +344,7 @@ class TacticsAgent(Agent):
     # -------------------------------------------------------------- the set
     def _act_set(self, obs: np.ndarray, legal: np.ndarray) -> np.ndarray:
         R = obs.shape[0]
-        hand = bits_of(obs[:, _col("hand")])
+        hand = mask_from_flags(obs[:, _col("hand")])
         n = obs[:, _col("num_players")].argmax(axis=1) + 3
         cand = legal[:, E.SET0:E.DRAW]  # [R, 28]
         rows, tiles = np.nonzero(cand)
@@ -363,7 +358,7 @@ class TacticsAgent(Agent):
 
     # ------------------------------------------------------------ announce
     def _act_announce(self, obs: np.ndarray, legal: np.ndarray) -> np.ndarray:
-        hand = bits_of(obs[:, _col("hand")])
+        hand = mask_from_flags(obs[:, _col("hand")])
         n = obs[:, _col("num_players")].argmax(axis=1) + 3
         s = obs[:, _col("set_tile")].argmax(axis=1)
         score = announcement_scores(hand, s, n)
@@ -455,8 +450,8 @@ def _state(obs: np.ndarray) -> dict:
     """The per-row quantities the play decision needs, read from the observation."""
     R = obs.shape[0]
     st = {}
-    st["hand"] = bits_of(obs[:, _col("hand")])
-    st["layout"] = bits_of(obs[:, _col("layout_tiles")])
+    st["hand"] = mask_from_flags(obs[:, _col("hand")])
+    st["layout"] = mask_from_flags(obs[:, _col("layout_tiles")])
     st["unseen"] = ALL_TILES_MASK & ~st["hand"] & ~st["layout"]
     exists = obs[:, _col("arm_exists")] > 0.5
     st["open"] = obs[:, _col("arm_open")].reshape(R, 4, 7).argmax(axis=2)
@@ -480,8 +475,8 @@ def _state(obs: np.ndarray) -> dict:
     nxt = np.where(alive.any(axis=1), alive.argmax(axis=1), 0)
     st["next"] = nxt
     st["hand_size"] = np.rint(obs[:, _col("seat_hand_size")]).astype(np.int64)
-    st["passed"] = bits_of(obs[:, _col("seat_passed_tiles")].reshape(R, 5, NUM_TILES))
-    st["drew"] = bits_of(obs[:, _col("seat_drew_tiles")].reshape(R, 5, NUM_TILES))
+    st["passed"] = mask_from_flags(obs[:, _col("seat_passed_tiles")].reshape(R, 5, NUM_TILES))
+    st["drew"] = mask_from_flags(obs[:, _col("seat_drew_tiles")].reshape(R, 5, NUM_TILES))
     face = obs[:, _col("seat_face_up")].reshape(R, 5, 7) > 0.5
     st["face_up"] = (face.astype(np.int64) * TILE_BIT[DOUBLE_INDEX][None, None, :]).sum(axis=2)
     st["claim_arm"] = obs[:, _col("claim_arm")].argmax(axis=1)

@@ -80,6 +80,12 @@ def tiles_mask(tiles) -> int:
     return sum(1 << TILE_INDEX[t] for t in set(tiles))
 
 
+def mask_from_flags(flags) -> np.ndarray:
+    """Tile sets (int64) from 0/1 flags over the 28 tiles on the last axis, e.g. an observation's
+    ``hand`` block: one set per row (a 1-d row gives one)."""
+    return (np.asarray(flags) > 0.5).astype(np.int64) @ TILE_BIT
+
+
 #: Per tile index: its two numbers (low, high), pips a+b, end-of-hand count (section 1: [0-0] counts
 #: 14), whether a double or a matador, and a double's v (sections 2, 6, 8: [0-0] is 7; 0 for others).
 TILE_LOW = np.array([a for a, _ in ALL_TILES], np.int64)

@@ -65,3 +65,12 @@ def test_the_play_index_formula_and_its_inverse():
     assert np.array_equal(play_index(*parts), index)
     assert all(np.array_equal(p, q) for p, q in zip(parts, (F.TILE[index], F.ARM[index], F.SIDE[index],
                                                            F.CLOSE[index])))
+
+
+def test_mask_from_flags():
+    flags = np.zeros((2, 3, 28), np.float32)
+    flags[0, 1, [0, 5, 27]] = 1.0
+    flags[1, 2, 12] = 1.0
+    sets = T.mask_from_flags(flags)
+    assert sets.dtype == np.int64 and sets.tolist() == [[0, 1 + 32 + 2**27, 0], [0, 0, 4096]]
+    assert T.mask_from_flags(np.eye(28, dtype=np.uint8)[3]) == 8  # one row, any numeric dtype
