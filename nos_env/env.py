@@ -51,6 +51,10 @@ backend="fast")``
   games from the same seed; `env.unwrapped.hand` is always a reference
   `Hand` (rebuilt from the decisions on the fast backend).
 
+The table options (`hands_per_episode` through `chip_scale`, except
+`reward_scale`) are `nos_env.options.TableOptions`, checked once and shared
+with `vector_env()` and `FastTables`; `env.unwrapped.table_options` holds them.
+
 `reset(seed=None, options=None)` accepts options `deal` (`{"hands": [[tiles]],
 "boneyard_top_first": [tiles]}` with tiles as `"a-b"`), `on_set` (a seat) and
 `chips` (one integer per seat, within +-5e8: `nos_env.options.CHIP_LIMIT`) to
