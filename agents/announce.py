@@ -51,7 +51,8 @@ from nos_env.announcements import (
     describe_announcement,
     legal_announcements,
 )
-from nos_env.tiles import ALL_TILES, MATADORS, TILE_INDEX, Tile, is_double, make_tile, parse_tile, tile_str
+from nos_env.tiles import (ALL_TILES, MATADORS, TILE_INDEX, Tile, is_double, make_tile, parse_tile, tile_str,
+                           tiles_mask)
 
 from .base import Agent, BatchContext
 from .play_loop import PlayLoop
@@ -130,10 +131,6 @@ def check_set(tiles: list[Tile], set_tile: Tile) -> bool:
 def set_prefix(set_tile: Tile, drawn: bool) -> list[int]:
     """The setter's decisions up to the announcement: [draw,] set."""
     return ([DRAW] if drawn else []) + [SET0 + TILE_INDEX[set_tile]]
-
-
-def tile_bits(tiles) -> int:
-    return sum(1 << TILE_INDEX[t] for t in tiles)
 
 
 # -------------------------------------------------------------- hand features
@@ -358,7 +355,7 @@ def _clean(x):
 
 def tactics_choice(tiles: list[Tile], set_tile: Tile, num_players: int) -> int:
     """The announcement the Tactics agent's scores pick (index into ALL_ANNOUNCEMENTS)."""
-    after_set = tile_bits(t for t in tiles if t != set_tile)
+    after_set = tiles_mask(t for t in tiles if t != set_tile)
     scores = announcement_scores(np.array([after_set]), np.array([TILE_INDEX[set_tile]]), np.array([num_players]))
     return int(scores[0].argmax())
 

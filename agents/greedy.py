@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from nos_env.tiles import popcount
+
 from . import features as F
 from .base import Agent, BatchContext, float_observations
 
@@ -34,12 +36,12 @@ class GreedyAgent(Agent):
             hand = F.hand_bits(obs[setting])
             for s in range(28):
                 after = hand & ~(1 << s)
-                score[setting, s] = F.popcount(after[:, None] & F.OPENING_PLAYABLE[s][None, :]).max(axis=1)
+                score[setting, s] = popcount(after[:, None] & F.OPENING_PLAYABLE[s][None, :]).max(axis=1)
         announcing = np.flatnonzero(masks[:, F.KIND == F.ANNOUNCE].any(axis=1))
         if len(announcing):
             hand = F.hand_bits(obs[announcing])
             playable = F.OPENING_PLAYABLE[np.maximum(obs_set_tile(obs[announcing]), 0)]  # [rows, 76]
-            score[np.ix_(announcing, np.flatnonzero(F.KIND == F.ANNOUNCE))] = F.popcount(hand[:, None] & playable)
+            score[np.ix_(announcing, np.flatnonzero(F.KIND == F.ANNOUNCE))] = popcount(hand[:, None] & playable)
         return score
 
     def act_batch(self, obs: np.ndarray, masks: np.ndarray, context: BatchContext | None = None) -> np.ndarray:

@@ -91,11 +91,12 @@ from numba import njit
 
 from nos_env.encoding import NUM_ACTIONS, OBSERVATION_SIZE
 from nos_env.fast_engine import FastTables
+from nos_env.tiles import DOUBLES_MASK, popcount
 
 from . import features as F
 from .base import Agent, BatchContext, float_observations
 from .greedy import GreedyAgent, obs_set_tile
-from .sampler import DOUBLES_MASK, HiddenSampler
+from .sampler import HiddenSampler
 
 
 class SearchAgent(Agent):
@@ -222,7 +223,7 @@ class SearchAgent(Agent):
         if announce.sum() > self.announce_top_k:
             hand = int(F.hand_bits(obs[None, :])[0])
             set_tile = int(obs_set_tile(obs[None, :])[0])
-            score = F.popcount(hand & F.OPENING_PLAYABLE[set_tile][F.ANN[legal]]).astype(np.float64)
+            score = popcount(hand & F.OPENING_PLAYABLE[set_tile][F.ANN[legal]]).astype(np.float64)
             score += self.rng.random(len(legal)) * 1e-3
             score[~announce] = -np.inf
             top = np.argsort(-score)[: self.announce_top_k]
@@ -248,7 +249,7 @@ class SearchAgent(Agent):
         if fits is None:  # the play ends the hand
             return False
         own = int(sampler.constraints.own) & ~(1 << int(F.TILE[play]))  # the closer's hand after the play
-        unseen_fitting = bin(fits & sampler.constraints.unseen).count("1")
+        unseen_fitting = int(popcount(fits & sampler.constraints.unseen))
         return (own & fits) != 0 or unseen_fitting > min(2, sampler.constraints.boneyard_size)
 
     # ------------------------------------------------------------ rollouts

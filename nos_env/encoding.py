@@ -64,6 +64,21 @@ ACTION_BLOCKS = OrderedDict(
 )
 
 
+def play_index(tile_index, arm, side, close):
+    """The action index of a play: tile index, arm 0..3, side (0: the tile's low number faces
+    outward, 1: the high one) and close (0/1), the close digit lowest. Ints or integer arrays."""
+    return PLAY0 + ((tile_index * MAX_ARMS + arm) * 2 + side) * 2 + close
+
+
+def play_parts(index):
+    """(tile index, arm, side, close) of play action indices PLAY0..PASS-1 (ints or integer arrays):
+    the inverse of :func:`play_index`."""
+    rest, close = divmod(index - PLAY0, 2)
+    rest, side = divmod(rest, 2)
+    tile_index, arm = divmod(rest, MAX_ARMS)
+    return tile_index, arm, side, close
+
+
 def action_to_index(action: Action) -> int:
     kind = action.kind
     if kind == "set":
@@ -86,7 +101,7 @@ def action_to_index(action: Action) -> int:
             raise ValueError(f"{action} has no outward number; resolve it against the hand first")
         side = 0 if action.out == tile[0] else 1
         arm = int(action.arm[1])
-        return PLAY0 + ((TILE_INDEX[tile] * MAX_ARMS + arm) * 2 + side) * 2 + int(action.close)
+        return play_index(TILE_INDEX[tile], arm, side, int(action.close))
     raise ValueError(f"unknown action kind {kind!r}")
 
 
@@ -109,9 +124,7 @@ def index_to_action(index: int, hand: Hand) -> Action:
         return Action("decline")
     if index == PASS:
         return Action("pass")
-    rest, close = divmod(index - PLAY0, 2)
-    rest, side = divmod(rest, 2)
-    tile_i, arm = divmod(rest, MAX_ARMS)
+    tile_i, arm, side, close = play_parts(index)
     tile = ALL_TILES[tile_i]
     prefix = {"line": "L", "cross": "C", "triangle": "T"}[hand.layout.kind] if hand.layout else "L"
     kind = "immediate" if hand.phase == "immediate" else "play"

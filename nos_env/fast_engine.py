@@ -25,8 +25,9 @@ from numba import njit
 from . import fast_kernels as K
 from .deal import Deal, check_num_players
 from .encoding import NUM_ACTIONS, check_observation_dtype, index_to_action, legal_mask, observation_size
-from .engine import DEFAULT_CHIPS, PHASES, WRONG_CLOSE_PAYMENT, Hand, Options
-from .options import CHIP_GUARD, check_bool, check_chips, check_chips_in_guard, check_options, check_seed, is_integer
+from .engine import PHASES, WRONG_CLOSE_PAYMENT, Hand
+from .options import (CHIP_GUARD, Options, TableOptions, check_bool, check_chips, check_chips_in_guard, check_seed,
+                      is_integer)
 from .rng import seed_state
 from .threads import PARALLEL_FROM, ThreadChoice, resolve
 from .tiles import ALL_TILES, TILE_INDEX
@@ -41,21 +42,21 @@ class FastTables:
         num_envs: int,
         num_players: int = 4,
         seed: int | None = None,
-        hands_per_episode: int = 1,
-        first_hand_rule: bool | None = None,
-        starting_chips: int = DEFAULT_CHIPS,
-        illegal_action: str = "raise",
-        auto_forced: bool = False,
-        chip_scale: float = 100.0,
+        # The table options and their defaults are written once, in TableOptions (options.py).
+        hands_per_episode: int = TableOptions.hands_per_episode,
+        first_hand_rule: bool | None = TableOptions.first_hand_rule,
+        starting_chips: int = TableOptions.starting_chips,
+        illegal_action: str = TableOptions.illegal_action,
+        auto_forced: bool = TableOptions.auto_forced,
+        chip_scale: float = TableOptions.chip_scale,
         num_threads: int | str | None = None,
         observation_dtype: str = "uint8",
     ):
         if not is_integer(num_envs) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        check_options(hands_per_episode, illegal_action, starting_chips, chip_scale=chip_scale)
+        options = TableOptions(hands_per_episode, first_hand_rule, starting_chips, illegal_action, auto_forced,
+                               chip_scale)
         seed = check_seed(seed)
-        if first_hand_rule is not None:
-            check_bool("first_hand_rule", first_hand_rule)
         #: uint8: the compact encoding (encoding.COMPACT_SIZE bytes a row, the default);
         #: float32: the decoded one (OBSERVATION_SIZE values a row). Both from the same kernel.
         self.observation_dtype = check_observation_dtype(observation_dtype)
@@ -64,12 +65,14 @@ class FastTables:
         self.num_threads = resolve(num_threads)
         self.num_envs = B = int(num_envs)
         self.num_players = check_num_players(num_players)
-        self.hands_per_episode = int(hands_per_episode)
-        self.first_hand_rule = (hands_per_episode > 1) if first_hand_rule is None else bool(first_hand_rule)
-        self.starting_chips = int(starting_chips)
-        self.penalty = illegal_action == "penalty"
-        self.auto_forced = check_bool("auto_forced", auto_forced)
-        self.chip_scale = float(chip_scale)
+        #: the checked options (TableOptions); the attributes below are their values
+        self.table_options = options
+        self.hands_per_episode = options.hands_per_episode
+        self.first_hand_rule = options.first_hand_rule
+        self.starting_chips = options.starting_chips
+        self.penalty = options.penalty
+        self.auto_forced = options.auto_forced
+        self.chip_scale = options.chip_scale
         self.T = np.zeros((B, K.NUM_T), np.int32)
         self.S = np.zeros((B, K.MAX_SEATS, K.NUM_S), np.int32)
         self.A = np.zeros((B, K.MAX_ARMS, K.NUM_A), np.int32)

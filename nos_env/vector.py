@@ -66,9 +66,8 @@ from gymnasium.vector.utils import batch_space
 from . import fast_kernels as K
 from .deal import Deal
 from .encoding import COMPACT_DTYPE, NUM_ACTIONS
-from .engine import DEFAULT_CHIPS
 from .fast_engine import FastTables
-from .options import check_bool, check_options, check_seed
+from .options import TableOptions, check_bool, check_scale, check_seed
 
 
 def vector_env(num_envs: int, num_players: int = 4, seed: int | None = None, **options) -> "NosVectorEnv":
@@ -82,25 +81,27 @@ class NosVectorEnv:
         num_envs: int,
         num_players: int = 4,
         seed: int | None = None,
-        hands_per_episode: int = 1,
-        first_hand_rule: bool | None = None,
-        starting_chips: int = DEFAULT_CHIPS,
-        illegal_action: str = "raise",
-        auto_forced: bool = False,
+        # The table options and their defaults are written once, in TableOptions (options.py);
+        # FastTables checks them.
+        hands_per_episode: int = TableOptions.hands_per_episode,
+        first_hand_rule: bool | None = TableOptions.first_hand_rule,
+        starting_chips: int = TableOptions.starting_chips,
+        illegal_action: str = TableOptions.illegal_action,
+        auto_forced: bool = TableOptions.auto_forced,
         reward_scale: float = 1.0,
-        chip_scale: float = 100.0,
+        chip_scale: float = TableOptions.chip_scale,
         copy_observations: bool = False,
         num_threads: int | str | None = None,
         observation_dtype: str = "uint8",
     ):
-        check_options(reward_scale=reward_scale)
+        reward_scale = check_scale("reward_scale", reward_scale)
         check_bool("copy_observations", copy_observations)
         self.tables = FastTables(num_envs, num_players, seed, hands_per_episode, first_hand_rule,
                                  starting_chips, illegal_action, auto_forced, chip_scale, num_threads,
                                  observation_dtype)
         self.num_envs = B = self.tables.num_envs
         self.num_players = self.tables.num_players
-        self.reward_scale = float(reward_scale)
+        self.reward_scale = reward_scale
         self.copy_observations = bool(copy_observations)
         self.observation_dtype = self.tables.observation_dtype
         self.chip_scale = self.tables.chip_scale

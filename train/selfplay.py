@@ -35,7 +35,7 @@ learner at (b + k) mod n, so every seat, the one on set included, is played.
 Observations are the learner's, as the AEC environment encodes them
 (``nos_env.encoding``, 1,041 floats). With ``tactics_hint`` the index of the
 Tactics agent's choice in the same position is appended as one more float
-(see ``train.policy.NosPolicy``; in a terminal observation it is 0). ``action_masks()`` (and so
+(see ``agents.policy.NosPolicy``; in a terminal observation it is 0). ``action_masks()`` (and so
 ``env_method("action_masks")``, as sb3-contrib's MaskablePPO asks) returns the
 batch's masks, bool [B, 557].
 
