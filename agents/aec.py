@@ -44,7 +44,7 @@ def tables_of(env) -> FastTables:
     hand: Hand = raw.hand
     options = hand.options
     tables = FastTables(1, hand.num_players, seed=0, illegal_action=options.illegal,
-                        auto_forced=options.auto_forced)
+                        auto_forced=options.auto_forced, observation_dtype="float32")
     tables.load_deal(0, hand.deal, hand.on_set, hand.chips_start, hand.first_hand)
     replay = Hand(hand.deal, on_set=hand.on_set, chips=hand.chips_start, first_hand=hand.first_hand,
                   options=options)

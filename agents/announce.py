@@ -40,7 +40,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from nos_env.games import nos as K
 from nos_env.deal import Deal, check_num_players, hand_size
 from nos_env.encoding import ANNOUNCE0, DECLARE, DRAW, SET0
 from nos_env.extras import MissingExtraError
@@ -52,9 +51,11 @@ from nos_env.announcements import (
     describe_announcement,
     legal_announcements,
 )
-from nos_env.tiles import ALL_TILES, MATADORS, TILE_INDEX, Tile, is_double, make_tile, parse_tile, tile_str
+from nos_env.tiles import (ALL_TILES, MATADORS, TILE_INDEX, Tile, is_double, make_tile, parse_tile, tile_str,
+                           tiles_mask)
 
 from .base import Agent, BatchContext
+from .play_loop import PlayLoop
 from .registry import make_agent
 from .tactics import announcement_scores
 from .tournament import mean_ci
@@ -130,10 +131,6 @@ def check_set(tiles: list[Tile], set_tile: Tile) -> bool:
 def set_prefix(set_tile: Tile, drawn: bool) -> list[int]:
     """The setter's decisions up to the announcement: [draw,] set."""
     return ([DRAW] if drawn else []) + [SET0 + TILE_INDEX[set_tile]]
-
-
-def tile_bits(tiles) -> int:
-    return sum(1 << TILE_INDEX[t] for t in tiles)
 
 
 # -------------------------------------------------------------- hand features
@@ -259,15 +256,15 @@ class Outcome:
     """The first hand played at each table of a batch."""
 
     chips: np.ndarray  # [B, n] chip change of every seat
-    announcement: np.ndarray  # [B] index into ALL_ANNOUNCEMENTS (final_stats F_ANN)
-    setter: np.ndarray  # [B] (F_ON_SET)
+    announcement: np.ndarray  # [B] index into ALL_ANNOUNCEMENTS (EpisodeStats.announcement)
+    setter: np.ndarray  # [B] (EpisodeStats.setter)
     set_tile: np.ndarray  # [B] tile index set (-1 if never seen)
     dealt: np.ndarray  # [B, n] each seat's dealt tiles as 28-bit sets, read from the tables
     boneyard: np.ndarray  # [B, 28 - n*k] boneyard tile indices, top first
 
 
 def load_tables(deals: list[Deal], setters, num_players: int, seed: int) -> FastTables:
-    engine = FastTables(len(deals), num_players, seed=seed)
+    engine = FastTables(len(deals), num_players, seed=seed, observation_dtype="float32")  # agents read float32
     for b, (deal, setter) in enumerate(zip(deals, setters)):
         engine.load_deal(b, deal, on_set=int(setter))
     return engine
@@ -289,43 +286,44 @@ def play_out(engine: FastTables, agents: list[Agent], agent_index: np.ndarray, f
     rows_all = np.arange(B)
     out = Outcome(chips=np.zeros((B, n), np.int64), announcement=np.full(B, -1, np.int64),
                   setter=np.full(B, -1, np.int64), set_tile=np.full(B, -1, np.int64),
-                  dealt=engine.S[:, :n, K.S_DEALT].astype(np.int64),
-                  boneyard=engine.BONE[:, : 28 - n * hand_size(n)].astype(np.int64))
+                  dealt=engine.dealt_tiles, boneyard=engine.boneyard_order(28 - n * hand_size(n)))
     start = engine.chips.astype(np.int64)
     done = np.zeros(B, bool)
     step_of = np.zeros(B, np.int64)  # forced actions taken so far
-    current = engine.current_player.astype(np.int64)
-    obs = engine.observe(current).copy()
-    actions = np.zeros(B, np.int64)
     width = forced.shape[1]
-    while not done.all():
-        actions[done] = engine.MASK[done].argmax(axis=1)
-        pending = ~done & (step_of < width)
+    pending = np.zeros(B, bool)  # rows whose next action is forced (no agent asked)
+    # A finished table plays on with its first legal action (autoreset), unrecorded.
+    loop = PlayLoop(engine, agents, agent_index, rest="first_legal")
+
+    def ask():
+        if done.all():
+            return None
+        now = ~done & (step_of < width)
+        if width:
+            now &= forced[rows_all, np.minimum(step_of, width - 1)] >= 0
+        pending[:] = now
+        return ~done & ~pending
+
+    def force(actions: np.ndarray) -> None:
         if width:
             upcoming = forced[rows_all, np.minimum(step_of, width - 1)]
-            pending &= upcoming >= 0
             actions[pending] = upcoming[pending]
             step_of[pending] += 1
-        free = ~done & ~pending
-        agent_of_row = agent_index[rows_all, current]
-        for a, agent in enumerate(agents):
-            rows = np.flatnonzero(free & (agent_of_row == a))
-            if len(rows):
-                context = BatchContext(tables=engine, table_index=rows, seats=current[rows])
-                actions[rows] = agent.act_batch(obs[rows], engine.MASK[rows], context)
         sets = ~done & (actions < DRAW)  # only the set block lies below the draw
         out.set_tile[sets] = actions[sets] - SET0
-        _, terminated, final_chips, cur, new_obs = engine.step(actions)
-        fin = terminated & ~done
+
+    def record(step) -> None:
+        fin = step.terminated & ~done
         if fin.any():
-            out.chips[fin] = final_chips[fin, :n] - start[fin]
-            out.announcement[fin] = engine.final_stats[fin, K.F_ANN]
-            out.setter[fin] = engine.final_stats[fin, K.F_ON_SET]
-            done |= fin
+            out.chips[fin] = step.final_chips[fin, :n] - start[fin]
+            stats = engine.episode_stats(fin)
+            out.announcement[fin] = stats.announcement
+            out.setter[fin] = stats.setter
+            done[fin] = True
             if bar is not None:
                 bar.update(int(fin.sum()))
-        current = cur.astype(np.int64)
-        obs = new_obs  # read by the agents before the next step overwrites it
+
+    loop.run(ask, record, before_step=force)
     return out
 
 
@@ -357,7 +355,7 @@ def _clean(x):
 
 def tactics_choice(tiles: list[Tile], set_tile: Tile, num_players: int) -> int:
     """The announcement the Tactics agent's scores pick (index into ALL_ANNOUNCEMENTS)."""
-    after_set = tile_bits(t for t in tiles if t != set_tile)
+    after_set = tiles_mask(t for t in tiles if t != set_tile)
     scores = announcement_scores(np.array([after_set]), np.array([TILE_INDEX[set_tile]]), np.array([num_players]))
     return int(scores[0].argmax())
 
@@ -681,7 +679,7 @@ def choose_set_tiles(deals: list[Deal], agent: Agent, seed: int) -> tuple[list[T
         engine = load_tables([deals[i] for i in choosing], [0] * len(choosing), n, seed)
         seats = np.zeros(len(choosing), np.int64)
         context = BatchContext(tables=engine, table_index=np.arange(len(choosing)), seats=seats)
-        actions = agent.act_batch(engine.observe(seats), engine.MASK.copy(), context)
+        actions = agent.act_batch(engine.observe(seats), engine.masks.copy(), context)
         for i, a in zip(choosing, actions):
             set_tiles[i] = ALL_TILES[int(a) - SET0]
     return set_tiles, drawn

@@ -4,8 +4,10 @@ An agent decides for many tables at once::
 
     actions = agent.act_batch(obs, masks, context)
 
-- ``obs`` float32 [B, D]: each row is one seat's observation
-  (``nos_env.encoding``; read slices by name with :func:`obs_slice`);
+- ``obs`` [B, D]: each row is one seat's observation (``nos_env.encoding``):
+  float32 [B, 1041], or the compact uint8 [B, 1084] that ``vector_env`` returns by
+  default (agents decode it with :func:`float_observations`); read slices by name
+  with :func:`obs_slice`;
 - ``masks`` int8 [B, A]: the legal actions of that seat;
 - ``context`` (:class:`BatchContext`, optional): which fast-engine tables and
   seats the rows belong to. Heuristic agents ignore it. A search agent may
@@ -25,7 +27,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from nos_env.encoding import OBSERVATION_LAYOUT
+from nos_env.encoding import COMPACT_DTYPE, OBSERVATION_LAYOUT, OBSERVATION_SIZE, decode_compact
+
+
+def float_observations(obs: np.ndarray) -> np.ndarray:
+    """A batch of observations as float32 [B, 1041]: compact uint8 rows are decoded (with the
+    default ``chip_scale`` of 100, the one every agent and model here is built for)."""
+    obs = np.asarray(obs)
+    if obs.dtype == COMPACT_DTYPE:
+        return decode_compact(obs)
+    if obs.ndim != 2 or obs.shape[1] != OBSERVATION_SIZE:
+        raise ValueError(f"observations must be float32 [B, {OBSERVATION_SIZE}] or compact uint8 "
+                         f"(encoding.COMPACT_SIZE a row), got {obs.dtype} {obs.shape}")
+    return obs.astype(np.float32, copy=False)
 
 
 def obs_slice(obs: np.ndarray, name: str) -> np.ndarray:

@@ -16,7 +16,7 @@ import numpy as np
 from nos_env import encoding as E
 from nos_env.announcements import ALL_ANNOUNCEMENTS, game_spec, is_legal_for_set_tile
 from nos_env.layout import Layout
-from nos_env.tiles import ALL_TILES, MATADORS, count_value
+from nos_env.tiles import ALL_TILES, TILE_COUNT, TILE_IS_DOUBLE, TILE_IS_MATADOR, mask_from_flags
 
 SET, DRAW, ANNOUNCE, DECLARE, NO_DECLARE, DECLINE, PLAY, PASS = range(8)
 A = E.NUM_ACTIONS
@@ -35,16 +35,11 @@ KIND[E.DECLARE] = DECLARE
 KIND[E.NO_DECLARE] = NO_DECLARE
 KIND[E.DECLINE] = DECLINE
 KIND[E.PASS] = PASS
-for _i in range(E.PLAY0, E.PASS):
-    _rest, _close = divmod(_i - E.PLAY0, 2)
-    _rest, _side = divmod(_rest, 2)
-    _tile, _arm = divmod(_rest, E.MAX_ARMS)
-    KIND[_i], TILE[_i], ARM[_i], SIDE[_i], CLOSE[_i] = PLAY, _tile, _arm, _side, bool(_close)
+KIND[E.PLAY0:E.PASS] = PLAY
+TILE[E.PLAY0:E.PASS], ARM[E.PLAY0:E.PASS], SIDE[E.PLAY0:E.PASS], CLOSE[E.PLAY0:E.PASS] = \
+    E.play_parts(np.arange(E.PLAY0, E.PASS))
 
-TILE_PIPS = np.array([t[0] + t[1] for t in ALL_TILES], np.int64)
-TILE_COUNT = np.array([count_value(t) for t in ALL_TILES], np.int64)  # [0-0] counts 14
-TILE_IS_DOUBLE = np.array([t[0] == t[1] for t in ALL_TILES], bool)
-TILE_IS_MATADOR = np.array([t in MATADORS for t in ALL_TILES], bool)
+# Per action from the per-tile tables of nos_env.tiles (TILE_COUNT: [0-0] counts 14).
 PIPS = np.where(TILE >= 0, TILE_COUNT[np.maximum(TILE, 0)], 0)
 IS_DOUBLE = (TILE >= 0) & TILE_IS_DOUBLE[np.maximum(TILE, 0)]
 IS_MATADOR = (TILE >= 0) & TILE_IS_MATADOR[np.maximum(TILE, 0)]
@@ -65,16 +60,7 @@ def _opening_playable() -> np.ndarray:
 OPENING_PLAYABLE = _opening_playable()
 
 
-_POP14 = np.array([bin(i).count("1") for i in range(1 << 14)], np.int64)
-
-
-def popcount(x: np.ndarray) -> np.ndarray:
-    """Set bits of 28-bit tile sets, elementwise."""
-    x = np.asarray(x, np.int64)
-    return _POP14[x & 0x3FFF] + _POP14[(x >> 14) & 0x3FFF]
-
-
 def hand_bits(obs: np.ndarray) -> np.ndarray:
     """Each row's own hand as a 28-bit integer."""
     start, stop, _ = E.OBSERVATION_LAYOUT["hand"]
-    return (obs[:, start:stop].astype(np.int64) << np.arange(28)).sum(axis=1)
+    return mask_from_flags(obs[:, start:stop])

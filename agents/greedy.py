@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from nos_env.tiles import popcount
+
 from . import features as F
-from .base import Agent, BatchContext
+from .base import Agent, BatchContext, float_observations
 
 
 class GreedyAgent(Agent):
@@ -34,16 +36,16 @@ class GreedyAgent(Agent):
             hand = F.hand_bits(obs[setting])
             for s in range(28):
                 after = hand & ~(1 << s)
-                score[setting, s] = F.popcount(after[:, None] & F.OPENING_PLAYABLE[s][None, :]).max(axis=1)
+                score[setting, s] = popcount(after[:, None] & F.OPENING_PLAYABLE[s][None, :]).max(axis=1)
         announcing = np.flatnonzero(masks[:, F.KIND == F.ANNOUNCE].any(axis=1))
         if len(announcing):
             hand = F.hand_bits(obs[announcing])
             playable = F.OPENING_PLAYABLE[np.maximum(obs_set_tile(obs[announcing]), 0)]  # [rows, 76]
-            score[np.ix_(announcing, np.flatnonzero(F.KIND == F.ANNOUNCE))] = F.popcount(hand[:, None] & playable)
+            score[np.ix_(announcing, np.flatnonzero(F.KIND == F.ANNOUNCE))] = popcount(hand[:, None] & playable)
         return score
 
     def act_batch(self, obs: np.ndarray, masks: np.ndarray, context: BatchContext | None = None) -> np.ndarray:
-        score = self.scores(obs, masks)
+        score = self.scores(float_observations(obs), masks)
         score += self.rng.random(score.shape) * 1e-3  # seeded tie-break
         score[masks == 0] = -np.inf
         return score.argmax(axis=1).astype(np.int64)

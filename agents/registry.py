@@ -44,7 +44,7 @@ def make_agent(name: str, seed: int | None = 0, **kwargs):
     """An agent by name (``AGENTS``), or a trained model by ``model:PATH``."""
     check_agent_spec(name)
     if name.startswith(MODEL_PREFIX):
-        from train.model_agent import ModelAgent  # torch is imported only when a model is asked for
+        from .model import ModelAgent  # torch is imported only when a model is asked for
 
         return ModelAgent(name[len(MODEL_PREFIX):], seed=seed, **kwargs)
     return AGENTS[name](seed=seed, **kwargs)

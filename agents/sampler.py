@@ -65,22 +65,15 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from nos_env.encoding import OBSERVATION_LAYOUT, OBSERVATION_SIZE
-from nos_env.tiles import ALL_TILES, NUM_TILES
+from nos_env.tiles import (ALL_TILES_MASK, DOUBLE_INDEX, DOUBLES_MASK, NUM_TILES, TILE_IS_DOUBLE, mask_from_flags,
+                           popcount)
 
-DOUBLE_TILES = tuple(i for i, t in enumerate(ALL_TILES) if t[0] == t[1])
-DOUBLES_MASK = sum(1 << i for i in DOUBLE_TILES)
-DOUBLE_OF = {t[0]: i for i, t in enumerate(ALL_TILES) if t[0] == t[1]}  # number -> tile index
-_IS_DOUBLE = np.array([t[0] == t[1] for t in ALL_TILES], bool)
 _UNCAPPED = 99
 
 
 def _view(obs: np.ndarray, name: str) -> np.ndarray:
     start, stop, shape = OBSERVATION_LAYOUT[name]
     return obs[start:stop].reshape(shape)
-
-
-def _bits(row) -> int:
-    return sum(1 << int(i) for i in np.flatnonzero(np.asarray(row) > 0.5))
 
 
 def bits_to_tiles(bits: int) -> list[int]:
@@ -113,7 +106,7 @@ class HiddenConstraints:
 
     @property
     def unseen(self) -> int:
-        return ((1 << NUM_TILES) - 1) & ~self.own & ~self.layout
+        return ALL_TILES_MASK & ~self.own & ~self.layout
 
     def violations(self, hands_by_offset, boneyard) -> list[str]:
         """Every way an assignment (hands by offset, boneyard tiles) disagrees with the observation ([] if none)."""
@@ -124,7 +117,7 @@ class HiddenConstraints:
         everything = [int(t) for h in hands_by_offset for t in h] + [int(t) for t in boneyard]
         if len(set(everything)) != len(everything):
             problems.append("a tile appears twice")
-        if tiles_to_bits(everything) | self.layout != (1 << NUM_TILES) - 1 or tiles_to_bits(everything) & self.layout:
+        if tiles_to_bits(everything) | self.layout != ALL_TILES_MASK or tiles_to_bits(everything) & self.layout:
             problems.append("hands + boneyard + layout do not hold each of the 28 tiles once")
         if tiles_to_bits(hands_by_offset[0]) != self.own:
             problems.append("the observer's own hand changed")
@@ -139,7 +132,7 @@ class HiddenConstraints:
             if hand & self.forbidden[r]:
                 problems.append(f"offset {r} holds a tile he passed on: {bits_to_tiles(hand & self.forbidden[r])}")
             cap = self.double_cap[r]
-            if cap is not None and bin(hand & DOUBLES_MASK & ~self.face_up[r]).count("1") > cap:
+            if cap is not None and popcount(hand & DOUBLES_MASK & ~self.face_up[r]) > cap:
                 problems.append(f"offset {r} holds more than {cap} doubles that are not face up")
         return problems
 
@@ -152,8 +145,8 @@ def read_constraints(obs: np.ndarray) -> HiddenConstraints:
     n = int(round(_view(obs, "seat_present").sum()))
     if n not in (3, 4, 5):
         raise ValueError(f"the observation shows {n} seats")
-    own = _bits(_view(obs, "hand"))
-    layout = _bits(_view(obs, "layout_tiles"))
+    own = int(mask_from_flags(_view(obs, "hand")))
+    layout = int(mask_from_flags(_view(obs, "layout_tiles")))
     sizes = [int(round(x)) for x in _view(obs, "seat_hand_size")[:n]]
     boneyard_size = int(round(_view(obs, "boneyard_size")[0]))
     face_up_numbers = _view(obs, "seat_face_up")
@@ -171,10 +164,10 @@ def read_constraints(obs: np.ndarray) -> HiddenConstraints:
     dealt_size = 8 - n
     face_up, forbidden, caps, draws = [], [], [], []
     for r in range(n):
-        face = sum(1 << DOUBLE_OF[d] for d in np.flatnonzero(face_up_numbers[r] > 0.5))
+        face = sum(1 << int(DOUBLE_INDEX[d]) for d in np.flatnonzero(face_up_numbers[r] > 0.5))
         face_up.append(face)
-        forbidden.append(_bits(passed[r]))
-        count_placed = bin(placed[r]).count("1")
+        forbidden.append(int(mask_from_flags(passed[r])))
+        count_placed = int(popcount(placed[r]))
         d = sizes[r] + count_placed - dealt_size - (1 if set_drawn_by == r else 0)
         draws.append(d)
         cap = None
@@ -195,9 +188,10 @@ class HiddenSampler:
         if c.own & c.layout:
             raise ValueError("the observer's hand and the layout overlap")
         others = sum(c.sizes[1:])
-        if others + c.boneyard_size != bin(unseen).count("1"):
+        num_unseen = int(popcount(unseen))
+        if others + c.boneyard_size != num_unseen:
             raise ValueError(f"the other hands ({others}) and the boneyard ({c.boneyard_size}) do not add up "
-                             f"to the {bin(unseen).count('1')} unseen tiles")
+                             f"to the {num_unseen} unseen tiles")
         face_all = 0
         for r in range(1, n):
             if c.face_up[r] & ~unseen or c.face_up[r] & face_all:
@@ -205,27 +199,27 @@ class HiddenSampler:
             face_all |= c.face_up[r]
         self.free = bits_to_tiles(unseen & ~face_all)  # tiles to place, in a fixed order
         # Hands that still need tiles: their offsets, needs, allowed tile sets, caps.
-        self.seats = [r for r in range(1, n) if c.sizes[r] - bin(c.face_up[r]).count("1") > 0]
+        need_of = {r: c.sizes[r] - int(popcount(c.face_up[r])) for r in range(1, n)}
+        self.seats = [r for r in range(1, n) if need_of[r] > 0]
         needs, caps = [], []
         for r in range(1, n):
-            need = c.sizes[r] - bin(c.face_up[r]).count("1")
-            if need < 0:
+            if need_of[r] < 0:
                 raise ValueError(f"offset {r} shows more face-up doubles than tiles")
         for r in self.seats:
-            needs.append(c.sizes[r] - bin(c.face_up[r]).count("1"))
+            needs.append(need_of[r])
             caps.append(_UNCAPPED if c.double_cap[r] is None else c.double_cap[r])
         m = len(self.seats)
         self._m = m
         self._needs = needs
         self._caps = caps
         self._allowed = [[not ((c.forbidden[r] >> t) & 1) for r in self.seats] for t in self.free]
-        self._double = [bool(_IS_DOUBLE[t]) for t in self.free]
+        self._double = [bool(TILE_IS_DOUBLE[t]) for t in self.free]
         self._start = tuple(needs) + tuple(caps)
         self._memo: dict = {}
         self._total: int | None = None
         # Rejection sampling needs constraints that can fail; without any, every deal is consistent.
         self._constrained = any(c.forbidden[r] & unseen for r in self.seats) or any(
-            cap < min(need, len(DOUBLE_TILES)) for need, cap in zip(needs, caps))
+            cap < min(need, len(DOUBLE_INDEX)) for need, cap in zip(needs, caps))
 
     @property
     def total(self) -> int:
@@ -310,7 +304,7 @@ class HiddenSampler:
                 ok &= (h & c.forbidden[r]) == 0
                 cap = self._caps[k]
                 if cap != _UNCAPPED:
-                    ok &= _popcount_doubles(h) <= cap
+                    ok &= popcount(h & DOUBLES_MASK) <= cap
                 dealt.append(h)
             take = np.flatnonzero(ok)[: num_samples - got]
             for k, r in enumerate(self.seats):
@@ -370,13 +364,6 @@ class HiddenSampler:
         boneyard: tile indices, top first)."""
         hands, bones = self.sample_bits(rng, num_samples)
         return [([bits_to_tiles(int(h)) for h in hands[j]], [int(t) for t in bones[j]]) for j in range(num_samples)]
-
-
-def _popcount_doubles(h: np.ndarray) -> np.ndarray:
-    count = np.zeros(h.shape, np.int64)
-    for t in DOUBLE_TILES:
-        count += (h >> t) & 1
-    return count
 
 
 def sample_hidden(obs: np.ndarray, rng: np.random.Generator, num_samples: int = 1):

@@ -22,17 +22,16 @@ given by ``context``) with more than one legal action:
    ``K * candidates`` tables (split into batches of at most ``max_batch``
    rows, whole samples each: from 256 tables on, FastTables steps on every
    core, which only slows rollouts down on a busy machine). Each row is the
-   real table's snapshot (``tables.clone_table(b)``) with every hidden part overwritten (D17):
-   other seats' ``S_HAND`` by the sample, their ``S_DEALT`` by what the
+   real table's snapshot (``tables.rollout_snapshot(b)``: the rollout stops at the end of
+   this hand, the history is cleared) with every hidden part overwritten (D17) by
+   ``FastTables.set_hidden``: other seats' hands by the sample, their dealt tiles by what the
    sample and the public record imply (sampled hand | the tiles they placed,
    a declarer's non-face-up doubles and a drawn set tile left out, D8/D9),
-   ``BONE[T_BONE_TOP:T_BONE_END]`` by the sampled boneyard order and the
-   rest of ``BONE`` (drawn tiles) zeroed, the history ``H`` and the random
-   stream ``R`` replaced. The observer's own hand and the public structure
-   (layout, phase, turn, waits, chips, pass records) are kept. Then
-   ``T_HANDS_LEFT = 0`` (the rollout stops at the end of this hand), the
-   mask is recomputed per row with ``fast_kernels.compute_mask``, and it is
-   checked against the real mask (it depends only on the acting seat's hand).
+   the undrawn boneyard by the sampled order (drawn slots cleared), and the random
+   stream replaced (``set_random_state``). The observer's own hand and the public structure
+   (layout, phase, turn, waits, chips, pass records) are kept. The masks are
+   recomputed from the new hands, and checked against the real mask (it depends only
+   on the acting seat's hand).
 4. **Rollouts.** The candidate is applied with ``step(..., autoreset=False)``,
    then every seat plays :class:`agents.greedy.GreedyAgent`'s policy until each
    table's hand is over. The policy is evaluated in vectorised form: in the
@@ -90,14 +89,14 @@ import time
 import numpy as np
 from numba import njit
 
-from nos_env.games import nos as K
 from nos_env.encoding import NUM_ACTIONS, OBSERVATION_SIZE
-from nos_env.fast_engine import ARRAYS, FastTables
+from nos_env.fast_engine import FastTables
+from nos_env.tiles import DOUBLES_MASK, popcount
 
 from . import features as F
-from .base import Agent, BatchContext
+from .base import Agent, BatchContext, float_observations
 from .greedy import GreedyAgent, obs_set_tile
-from .sampler import DOUBLES_MASK, HiddenSampler
+from .sampler import HiddenSampler
 
 
 class SearchAgent(Agent):
@@ -157,6 +156,7 @@ class SearchAgent(Agent):
         if context is None or context.tables is None or context.table_index is None or context.seats is None:
             raise ValueError("SearchAgent needs a BatchContext with tables, table_index and seats "
                              "(the fast-engine tables the rows come from)")
+        obs = float_observations(obs)
         B = obs.shape[0]
         out = np.empty(B, np.int64)
         for i in range(B):
@@ -171,15 +171,17 @@ class SearchAgent(Agent):
         return out
 
     def search(self, obs: np.ndarray, mask: np.ndarray, tables: FastTables, b: int, seat: int) -> int:
-        """The action for one decision of ``seat`` at table ``b`` of ``tables`` (see the module docstring)."""
+        """The action for one decision of ``seat`` at table ``b`` of ``tables`` (see the module docstring);
+        ``obs`` is the seat's observation, float32 or compact."""
+        obs = float_observations(np.asarray(obs)[None, :])[0]
         n = tables.num_players
-        snapshot = tables.clone_table(b)
-        if int(snapshot["T"][K.T_TO_MOVE]) != seat:
+        b = tables.check_table(b)
+        if int(tables.current_player[b]) != seat:
             raise ValueError(f"seat {seat} is not to move at table {b}")
-        if not np.array_equal(snapshot["MASK"] != 0, np.asarray(mask) != 0):
+        if not np.array_equal(tables.masks[b] != 0, np.asarray(mask) != 0):
             raise ValueError(f"the mask given for table {b} is not the table's")
         sampler = HiddenSampler(obs)  # only the observation
-        public = _public_snapshot(snapshot)
+        public = tables.rollout_snapshot(b)
         candidates = self._candidates(obs, mask, public, sampler, n, seat)
         if len(candidates) == 1:
             self.last_search = {"candidates": candidates, "values": np.zeros(1), "rollouts": 0}
@@ -221,7 +223,7 @@ class SearchAgent(Agent):
         if announce.sum() > self.announce_top_k:
             hand = int(F.hand_bits(obs[None, :])[0])
             set_tile = int(obs_set_tile(obs[None, :])[0])
-            score = F.popcount(hand & F.OPENING_PLAYABLE[set_tile][F.ANN[legal]]).astype(np.float64)
+            score = popcount(hand & F.OPENING_PLAYABLE[set_tile][F.ANN[legal]]).astype(np.float64)
             score += self.rng.random(len(legal)) * 1e-3
             score[~announce] = -np.inf
             top = np.argsort(-score)[: self.announce_top_k]
@@ -240,15 +242,14 @@ class SearchAgent(Agent):
         boneyard's last two (never counted) could hide: the others are in hands still in the game or
         drawable. Never wrong when the tile ends the hand (D21)."""
         tables = self._tables(1, n)
-        _restore_rows(tables, public)
+        tables.restore_all(public)
         hands, bones = sampler.sample_bits(np.random.default_rng(0), 1)  # any consistent deal: only public facts are read
         _determinize(tables, np.zeros(1, np.int64), hands, bones, sampler, seat, n)
-        K.apply_action(tables.T, tables.S, tables.A, tables.L, tables.BONE, 0, n, play)
-        if tables.T[0, K.T_PHASE] == K.P_OVER:
+        fits = tables.accepted_after(0, play)
+        if fits is None:  # the play ends the hand
             return False
-        fits = int(K._accepted_anywhere(tables.T, tables.A, 0))
-        own = int(tables.S[0, seat, K.S_HAND])
-        unseen_fitting = bin(fits & sampler.constraints.unseen).count("1")
+        own = int(sampler.constraints.own) & ~(1 << int(F.TILE[play]))  # the closer's hand after the play
+        unseen_fitting = int(popcount(fits & sampler.constraints.unseen))
         return (own & fits) != 0 or unseen_fitting > min(2, sampler.constraints.boneyard_size)
 
     # ------------------------------------------------------------ rollouts
@@ -257,16 +258,15 @@ class SearchAgent(Agent):
         C = len(candidates)
         rows = k * C
         tables = self._tables(rows, n)
-        _restore_rows(tables, public)
+        tables.restore_all(public)
         hands, bones = sampler.sample_bits(self.rng, k)
         sample_of_row = np.repeat(np.arange(k), C)
-        _determinize(tables, sample_of_row, hands, bones, sampler, seat, n)
-        tables.R[:] = self.rng.integers(0, 2**63, rows, dtype=np.int64).astype(np.uint64)
+        _determinize(tables, sample_of_row, hands, bones, sampler, seat, n)  # masks recomputed
+        tables.set_random_state(self.rng.integers(0, 2**63, rows, dtype=np.int64).astype(np.uint64))
         want = public["MASK"] != 0
-        _compute_masks(tables.T, tables.S, tables.A, tables.MASK, tables.LEGAL, n)  # the hands changed
-        if not np.array_equal(tables.MASK != 0, np.broadcast_to(want, tables.MASK.shape)):
+        if not np.array_equal(tables.masks != 0, np.broadcast_to(want, tables.masks.shape)):
             raise RuntimeError("a determinized table's mask differs from the real one")
-        before = tables.S[:, seat, K.S_CHIPS].astype(np.int64)
+        before = tables.chips[:, seat]
         after = np.zeros(rows, np.int64)
         done = np.zeros(rows, bool)
         actions = np.tile(np.asarray(candidates, np.int64), k)
@@ -275,7 +275,7 @@ class SearchAgent(Agent):
         while True:
             _, terminated, _, _, _ = tables.step(actions, observe=False, autoreset=False)
             newly = terminated & ~done
-            after[newly] = tables.S[newly, seat, K.S_CHIPS]
+            after[newly] = tables.chips[newly, seat]
             done |= newly
             if done.all():
                 break
@@ -283,19 +283,19 @@ class SearchAgent(Agent):
         return (after - before).reshape(k, C)
 
     def _rollout_actions(self, tables, done, score) -> np.ndarray:
-        masks = tables.MASK
+        masks = tables.masks
         actions = np.zeros(len(done), np.int64)
-        phase = tables.T[:, K.T_PHASE]
+        phase = tables.phase
         if self.rollout_agent is not None:
             live = np.flatnonzero(~done)
-            obs = tables.observe(np.maximum(tables.T[:, K.T_TO_MOVE], 0))
+            obs = tables.observe(np.maximum(tables.current_player, 0))
             actions[live] = self.rollout_agent.act_batch(obs[live], masks[live])
             early = np.zeros(len(done), bool)
         else:
             _best_legal(masks, score, done, actions)
-            early = ~done & (phase <= K.P_ANNOUNCE)
+            early = ~done & (phase <= OPENING_PHASES)
         if early.any():
-            obs = tables.observe(np.maximum(tables.T[:, K.T_TO_MOVE], 0))
+            obs = tables.observe(np.maximum(tables.current_player, 0))
             actions[early] = self.greedy.act_batch(obs[early], masks[early])
         actions[done] = 0  # finished tables: ignored (penalty option, see the module docstring)
         live = np.flatnonzero(~done)
@@ -309,15 +309,13 @@ class SearchAgent(Agent):
             if len(self._scratch) > 32:
                 self._scratch.clear()
             self._scratch[key] = FastTables(rows, n, seed=0, hands_per_episode=1, illegal_action="penalty",
-                                            auto_forced=True)
+                                            auto_forced=True, observation_dtype="float32")
         return self._scratch[key]
 
 
 # ------------------------------------------------------------------ helpers
-@njit(cache=True)
-def _compute_masks(T, S, A, MASK, LEGAL, n):
-    for b in range(T.shape[0]):
-        K.compute_mask(T, S, A, MASK, LEGAL, b, n)
+#: The set and announce phases (FastTables.phase at most this): greedy's scores there need the observation.
+OPENING_PHASES = FastTables.PHASES.index("announce")
 
 
 @njit(cache=True)
@@ -335,31 +333,14 @@ def _best_legal(MASK, score, done, out):
         out[b] = best
 
 
-def _public_snapshot(snapshot: dict) -> dict:
-    """The table's snapshot with the parts no determinization keeps already cleared."""
-    snap = {name: snapshot[name].copy() for name in ARRAYS}
-    snap["T"][K.T_HANDS_LEFT] = 0  # the rollout ends with this hand
-    snap["T"][K.T_NHIST] = 0
-    snap["H"][:] = 0
-    snap["S"][:, K.S_PENDING] = 0
-    snap["S"][:, K.S_COUNT] = 0
-    return snap
-
-
-def _restore_rows(tables: FastTables, snap: dict) -> None:
-    for name in ARRAYS:
-        getattr(tables, name)[...] = snap[name]
-
-
 def _determinize(tables, sample_of_row, hands, bones, sampler, seat, n) -> None:
     """Overwrite every hidden part of each row with its sample (hands [k, n] by offset, bones [k, size])."""
     c = sampler.constraints
-    T, S, BONE = tables.T, tables.S, tables.BONE
-    top, end = int(T[0, K.T_BONE_TOP]), int(T[0, K.T_BONE_END])
-    if end - top != bones.shape[1]:
-        raise RuntimeError("the boneyard size in the table and in the observation differ")
+    seats = [(seat + r) % n for r in range(1, n)]
+    set_tile = int(tables.set_tile[0])
+    row_hands = np.empty((tables.num_envs, n - 1), np.int64)
+    row_dealt = np.empty((tables.num_envs, n - 1), np.int64)
     for r in range(1, n):
-        s = (seat + r) % n
         hand = hands[sample_of_row, r]
         if c.declared[r]:  # D9: his dealt doubles still held are the face-up ones
             kept = (hand & ~DOUBLES_MASK) | c.face_up[r]
@@ -367,8 +348,10 @@ def _determinize(tables, sample_of_row, hands, bones, sampler, seat, n) -> None:
             kept = hand
         dealt = kept | c.placed[r]
         if c.set_drawn_by == r:  # D8: a tile drawn for the set was not dealt
-            dealt &= ~(1 << int(T[0, K.T_SET_TILE]))
-        S[:, s, K.S_HAND] = hand
-        S[:, s, K.S_DEALT] = dealt
-    BONE[:, :] = 0
-    BONE[:, top:end] = bones[sample_of_row]
+            dealt &= ~(1 << set_tile)
+        row_hands[:, r - 1] = hand
+        row_dealt[:, r - 1] = dealt
+    try:
+        tables.set_hidden(seats, row_hands, row_dealt, bones[sample_of_row])
+    except ValueError as exc:
+        raise RuntimeError(f"the sample does not fit the table: {exc}") from exc

@@ -96,10 +96,12 @@ import numpy as np
 from nos_env import encoding as E
 from nos_env.announcements import ALL_ANNOUNCEMENTS, MATADOR, game_spec, is_legal_for_set_tile
 from nos_env.layout import Layout, Placed, compulsory_fits, fits
-from nos_env.tiles import ALL_TILES, MATADORS, TRIANGLE_MATADORS
+from nos_env.tiles import (ALL_TILES, ALL_TILES_MASK, DOUBLE_INDEX, DOUBLES_MASK, MATADORS_MASK, NUM_TILES, TILE_BIT,
+                           TILE_COUNT, TILE_DOUBLE_VALUE, TILE_HIGH, TILE_IS_DOUBLE, TILE_IS_MATADOR, TILE_LOW,
+                           TRIANGLE_MATADORS_MASK, mask_from_flags, popcount, tiles_mask)
 
 from . import features as F
-from .base import Agent, BatchContext
+from .base import Agent, BatchContext, float_observations
 
 # ----------------------------------------------------------------- weights
 # Set and announcement (units: roughly "one own tile playable").
@@ -128,31 +130,23 @@ W_MOB = 2.0
 IMMEDIATE_MIN_VALUE = 1
 
 # ------------------------------------------------------------------ tables
-NT = 28
 NA = len(ALL_ANNOUNCEMENTS)
-BIT = np.int64(1) << np.arange(NT, dtype=np.int64)
-ALL_BITS = np.int64((1 << NT) - 1)
-TILE_LO = np.array([t[0] for t in ALL_TILES], np.int64)
-TILE_HI = np.array([t[1] for t in ALL_TILES], np.int64)
-TILE_NUM = np.stack([TILE_LO, TILE_HI], axis=1)  # [28, side]: the number facing outward
-DOUBLE_IDX = np.array([ALL_TILES.index((d, d)) for d in range(7)], np.int64)
-DOUBLE_V = np.array([7 if t == (0, 0) else t[0] if t[0] == t[1] else 0 for t in ALL_TILES], np.int64)
+# Per-tile tables and tile-set masks come from nos_env.tiles; the matching rule from nos_env.layout.
+TILE_NUM = np.stack([TILE_LOW, TILE_HIGH], axis=1)  # [28, side]: the number facing outward
+BLANK_BITS = tiles_mask(t for t in ALL_TILES if t[0] == 0)  # game 16's T3 takes these
 
 
-def _bits(tiles) -> np.int64:
-    return np.int64(sum(1 << ALL_TILES.index(t) for t in tiles))
+def _accepted(rule_fits) -> np.ndarray:
+    """[rule (E.RULES: 0 ordinary, 1 matador), open end]: the tiles that ``rule_fits(rule, tile, end)``
+    (nos_env.layout) places on an open end, as a tile set."""
+    return np.array([[tiles_mask(t for t in ALL_TILES if rule_fits(rule, t, e)) for e in range(7)]
+                     for rule in E.RULES], np.int64)
 
 
-MAT_BITS = _bits(MATADORS)
-TRI_BITS = _bits(TRIANGLE_MATADORS)
-BLANK_BITS = _bits(t for t in ALL_TILES if t[0] == 0)
-DOUBLE_BITS = _bits((d, d) for d in range(7))
-FIT_ORD = np.array([_bits(t for t in ALL_TILES if e in t) for e in range(7)], np.int64)
-FIT_MAT = np.array([MAT_BITS | (_bits(t for t in ALL_TILES if (7 - e) in t) if e else 0) for e in range(7)], np.int64)
-COMP_ORD = np.array([BIT[DOUBLE_IDX[e]] for e in range(7)], np.int64)
-COMP_MAT = np.array([MAT_BITS | (BIT[DOUBLE_IDX[7 - e]] if e else 0) for e in range(7)], np.int64)
-FIT = np.stack([FIT_ORD, FIT_MAT])  # [rule (0 ordinary, 1 matador), open]
-COMP = np.stack([COMP_ORD, COMP_MAT])
+FIT = _accepted(fits)  # matching (section 3)
+COMP = _accepted(compulsory_fits)  # the compulsory tile of a double-cross arm (section 4)
+FIT_ORD, FIT_MAT = FIT
+COMP_ORD, COMP_MAT = COMP
 
 N_MATCHING, N_CROSS, N_COMP_D, N_COMP_DM, N_MATADOR, N_BLANK, N_NOTHING = range(len(E.NEEDS))
 assert E.NEEDS[N_BLANK] == "blank" and E.NEEDS[N_NOTHING] == "nothing_yet"
@@ -165,10 +159,10 @@ def _acceptance_table() -> np.ndarray:
         for e in range(7):
             for tri in range(2):
                 acc[N_MATCHING, r, e, tri] = FIT[r, e]
-                acc[N_CROSS, r, e, tri] = TRI_BITS if tri else FIT[r, e]
+                acc[N_CROSS, r, e, tri] = TRIANGLE_MATADORS_MASK if tri else FIT[r, e]
                 acc[N_COMP_D, r, e, tri] = COMP_ORD[e]
                 acc[N_COMP_DM, r, e, tri] = COMP_MAT[e]
-                acc[N_MATADOR, r, e, tri] = MAT_BITS
+                acc[N_MATADOR, r, e, tri] = MATADORS_MASK
                 acc[N_BLANK, r, e, tri] = BLANK_BITS
     return acc
 
@@ -178,15 +172,15 @@ ACC = _acceptance_table()
 
 def _announcement_tables():
     game = np.array([a.game for a in ALL_ANNOUNCEMENTS], np.int64)
-    legal = np.zeros((NT, NA), bool)
-    pairs = np.zeros((NT, NA, NT), np.int64)  # doubles that are compulsory after own cross tile t
-    immediate = np.zeros((NT, NA), np.int64)  # doubles that fit a fresh arm at once
+    legal = np.zeros((NUM_TILES, NA), bool)
+    pairs = np.zeros((NUM_TILES, NA, NUM_TILES), np.int64)  # doubles that are compulsory after own cross tile t
+    immediate = np.zeros((NUM_TILES, NA), np.int64)  # doubles that fit a fresh arm at once
     mat_share = np.zeros(NA)
     block_len = np.ones(NA)
     cond_k = np.zeros(NA, np.int64)
     weak_ok = np.zeros(NA, bool)
     later_mat = np.zeros((NA, 4), bool)
-    later_open = np.zeros((NT, NA), np.int64)  # condition lines: what the locked arm takes later
+    later_open = np.zeros((NUM_TILES, NA), np.int64)  # condition lines: what the locked arm takes later
     compulsory = np.zeros(NA, bool)
     kind = np.zeros(NA, np.int64)  # 0 line, 1 cross, 2 triangle
     for i, a in enumerate(ALL_ANNOUNCEMENTS):
@@ -252,22 +246,6 @@ def _col(name: str) -> slice:
     return slice(start, stop)
 
 
-def popcount(x) -> np.ndarray:
-    """Set bits of non-negative int64 values (numpy >= 2 has a ufunc; SWAR otherwise)."""
-    x = np.asarray(x, np.int64)
-    if hasattr(np, "bitwise_count"):
-        return np.bitwise_count(x).astype(np.int64)
-    x = x - ((x >> 1) & 0x5555555555555555)
-    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
-    return ((x * 0x0101010101010101) >> 56) & 0xFF
-
-
-def bits_of(block: np.ndarray) -> np.ndarray:
-    """Rows of 0/1 over the 28 tiles (last axis) as 28-bit integers."""
-    return (block > 0.5).astype(np.int64) @ BIT
-
-
 def p_no_fit(U, p, h) -> np.ndarray:
     """P(a hand of h tiles drawn from U unseen tiles holds none of p fitting ones).
 
@@ -292,7 +270,7 @@ def announcement_scores(hand: np.ndarray, set_tile: np.ndarray, n: np.ndarray) -
     s = np.asarray(set_tile, np.int64)
     n = np.asarray(n, np.int64)
     h_opp = (8 - n)[:, None]
-    unseen = (ALL_BITS & ~hand & ~BIT[s])[:, None]
+    unseen = (ALL_TILES_MASK & ~hand & ~TILE_BIT[s])[:, None]
     U = popcount(unseen)
     opening = OPEN[s]  # [M, 76]
     own = popcount(opening & hand[:, None])
@@ -304,24 +282,24 @@ def announcement_scores(hand: np.ndarray, set_tile: np.ndarray, n: np.ndarray) -
     score += W_CROSS_NUM * (ANN_KIND == 1)[None, :] * np.maximum(own - 1, 0)
     # Double-cross pairs: own cross tile t whose arm then needs a double we hold.
     pairs_t = ANN_PAIRS[s]  # [M, 76, 28]
-    held = ((hand[:, None] >> np.arange(NT)) & 1).astype(bool)  # [M, 28]
+    held = ((hand[:, None] >> np.arange(NUM_TILES)) & 1).astype(bool)  # [M, 28]
     has_pair = ((pairs_t & hand[:, None, None]) != 0) & held[:, None, :]
     score += W_DC_PAIR * has_pair.sum(axis=2)
-    mats = popcount(hand & MAT_BITS)[:, None]
-    opp_mats = popcount(unseen & MAT_BITS) * h_opp / np.maximum(U, 1)  # expected per opponent
+    mats = popcount(hand & MATADORS_MASK)[:, None]
+    opp_mats = popcount(unseen & MATADORS_MASK) * h_opp / np.maximum(U, 1)  # expected per opponent
     score += W_MAT * ANN_MAT_SHARE[None, :] * (mats - opp_mats)
-    score += W_TRI_MAT * (ANN_KIND == 2)[None, :] * popcount(hand & TRI_BITS)[:, None]
+    score += W_TRI_MAT * (ANN_KIND == 2)[None, :] * popcount(hand & TRIANGLE_MATADORS_MASK)[:, None]
     k = ANN_COND_K[None, :]
     cond = W_FIRST_K * np.minimum(k, own) - W_FIRST_OVER * np.maximum(k - own - 1, 0)
     score += np.where(k > 0, cond, 0.0)
-    weak = ((hand & (MAT_BITS | DOUBLE_BITS)) == 0)[:, None]
+    weak = ((hand & (MATADORS_MASK | DOUBLES_MASK)) == 0)[:, None]
     score += W_WEAK * (weak & ANN_WEAK_OK[None, :])
     score += W_T3 * ((ANN_GAME == 16)[None, :] & ((hand & BLANK_BITS) != 0)[:, None])
     # Expected payments for doubles the opponents may place at once.
     imm = ANN_IMMEDIATE[s] & unseen  # [M, 76]
     v_imm = np.zeros(imm.shape)
     for d in range(7):
-        v_imm += ((imm >> DOUBLE_IDX[d]) & 1) * DOUBLE_V[DOUBLE_IDX[d]]
+        v_imm += ((imm >> DOUBLE_INDEX[d]) & 1) * TILE_DOUBLE_VALUE[DOUBLE_INDEX[d]]
     p_held = np.minimum(1.0, (n[:, None] - 1) * h_opp / np.maximum(U, 1))
     score -= W_CHIP * v_imm * p_held
     return np.where(ANN_LEGAL[s], score, -np.inf)
@@ -340,7 +318,7 @@ class TacticsAgent(Agent):
 
     # ------------------------------------------------------------------ api
     def act_batch(self, obs: np.ndarray, masks: np.ndarray, context: BatchContext | None = None) -> np.ndarray:
-        obs = np.asarray(obs, np.float32)
+        obs = float_observations(obs)
         masks = np.asarray(masks)
         B = obs.shape[0]
         action = np.full(B, -1, np.int64)
@@ -366,21 +344,21 @@ class TacticsAgent(Agent):
     # -------------------------------------------------------------- the set
     def _act_set(self, obs: np.ndarray, legal: np.ndarray) -> np.ndarray:
         R = obs.shape[0]
-        hand = bits_of(obs[:, _col("hand")])
+        hand = mask_from_flags(obs[:, _col("hand")])
         n = obs[:, _col("num_players")].argmax(axis=1) + 3
         cand = legal[:, E.SET0:E.DRAW]  # [R, 28]
         rows, tiles = np.nonzero(cand)
-        best = announcement_scores(hand[rows] & ~BIT[tiles], tiles, n[rows]).max(axis=1)
-        best += W_CHIP * DOUBLE_V[tiles] * (n[rows] - 1) + W_SET_PIPS * F.TILE_COUNT[tiles]
-        score = np.full((R, NT + 1), -np.inf)
+        best = announcement_scores(hand[rows] & ~TILE_BIT[tiles], tiles, n[rows]).max(axis=1)
+        best += W_CHIP * TILE_DOUBLE_VALUE[tiles] * (n[rows] - 1) + W_SET_PIPS * TILE_COUNT[tiles]
+        score = np.full((R, NUM_TILES + 1), -np.inf)
         score[rows, tiles] = best
         score[:, E.DRAW] = np.where(legal[:, E.DRAW], -1e9, -np.inf)  # the set draw is forced when legal
-        score[:, :NT] += self._noise((R, NT))
+        score[:, :NUM_TILES] += self._noise((R, NUM_TILES))
         return score.argmax(axis=1)
 
     # ------------------------------------------------------------ announce
     def _act_announce(self, obs: np.ndarray, legal: np.ndarray) -> np.ndarray:
-        hand = bits_of(obs[:, _col("hand")])
+        hand = mask_from_flags(obs[:, _col("hand")])
         n = obs[:, _col("num_players")].argmax(axis=1) + 3
         s = obs[:, _col("set_tile")].argmax(axis=1)
         score = announcement_scores(hand, s, n)
@@ -394,7 +372,7 @@ class TacticsAgent(Agent):
 
     # ------------------------------------------------------ immediate doubles
     def _act_immediate(self, obs: np.ndarray, legal: np.ndarray) -> np.ndarray:
-        score = np.where(legal, F.IS_DOUBLE * (DOUBLE_V[np.maximum(F.TILE, 0)] + 0.0), -np.inf)
+        score = np.where(legal, F.IS_DOUBLE * (TILE_DOUBLE_VALUE[np.maximum(F.TILE, 0)] + 0.0), -np.inf)
         plays = F.KIND == F.PLAY
         score[:, ~plays] = -np.inf
         score[:, plays] = np.where(score[:, plays] >= self.immediate_min_value, score[:, plays], -np.inf)
@@ -414,19 +392,19 @@ class TacticsAgent(Agent):
         o = TILE_NUM[tile, side]
         st = _state(obs)
         post = _post_acceptance(st, rows, tile, arm, o)  # [P] tiles placeable after the play
-        remaining = st["hand"][rows] & ~BIT[tile]
+        remaining = st["hand"][rows] & ~TILE_BIT[tile]
 
-        score = W_PIPS * F.TILE_COUNT[tile].astype(np.float64)
-        is_double = F.TILE_IS_DOUBLE[tile]
+        score = W_PIPS * TILE_COUNT[tile].astype(np.float64)
+        is_double = TILE_IS_DOUBLE[tile]
         # Claim (section 8): a double next to the preceding turn's tile.
         claim = st["claim_arm"][rows]
         on_claim = (claim == arm) | ((claim == E.MAX_ARMS) & (st["count"][rows, arm] == 0))
-        score += W_CLAIM * DOUBLE_V[tile] * (is_double & on_claim)
+        score += W_CLAIM * TILE_DOUBLE_VALUE[tile] * (is_double & on_claim)
         score += W_DOUBLE * is_double
         # Matador matching in force now on some arm, or to come after the opening.
         mat_game = st["rule_mat"][rows].any(axis=1) | ANN_LATER_MAT[st["ann"][rows]].any(axis=1)
         hs = st["hand_size"][rows, 0]
-        score -= W_MAT_KEEP * np.maximum(hs - 1, 0) * (F.TILE_IS_MATADOR[tile] & mat_game)
+        score -= W_MAT_KEEP * np.maximum(hs - 1, 0) * (TILE_IS_MATADOR[tile] & mat_game)
         # Opponents left without a play.
         unseen = st["unseen"][rows]
         for r in range(1, E.MAX_SEATS):
@@ -448,7 +426,7 @@ class TacticsAgent(Agent):
         d21 = (hs == 1) & (st["others_in"][rows] == 1)
         proved = d21.copy()
         if self.general_close_proof:
-            relevant = ALL_BITS & ~st["layout"][rows] & ~BIT[tile] & ~st["exempt"][rows]
+            relevant = ALL_TILES_MASK & ~st["layout"][rows] & ~TILE_BIT[tile] & ~st["exempt"][rows]
             maybe = ~d21 & ((post & relevant) == 0)
             for p in np.flatnonzero(maybe):
                 self.stats["proof_checks"] += 1
@@ -472,9 +450,9 @@ def _state(obs: np.ndarray) -> dict:
     """The per-row quantities the play decision needs, read from the observation."""
     R = obs.shape[0]
     st = {}
-    st["hand"] = bits_of(obs[:, _col("hand")])
-    st["layout"] = bits_of(obs[:, _col("layout_tiles")])
-    st["unseen"] = ALL_BITS & ~st["hand"] & ~st["layout"]
+    st["hand"] = mask_from_flags(obs[:, _col("hand")])
+    st["layout"] = mask_from_flags(obs[:, _col("layout_tiles")])
+    st["unseen"] = ALL_TILES_MASK & ~st["hand"] & ~st["layout"]
     exists = obs[:, _col("arm_exists")] > 0.5
     st["open"] = obs[:, _col("arm_open")].reshape(R, 4, 7).argmax(axis=2)
     st["rule_mat"] = (obs[:, _col("arm_rule")].reshape(R, 4, 2)[:, :, 1] > 0.5) & exists
@@ -497,15 +475,15 @@ def _state(obs: np.ndarray) -> dict:
     nxt = np.where(alive.any(axis=1), alive.argmax(axis=1), 0)
     st["next"] = nxt
     st["hand_size"] = np.rint(obs[:, _col("seat_hand_size")]).astype(np.int64)
-    st["passed"] = bits_of(obs[:, _col("seat_passed_tiles")].reshape(R, 5, NT))
-    st["drew"] = bits_of(obs[:, _col("seat_drew_tiles")].reshape(R, 5, NT))
+    st["passed"] = mask_from_flags(obs[:, _col("seat_passed_tiles")].reshape(R, 5, NUM_TILES))
+    st["drew"] = mask_from_flags(obs[:, _col("seat_drew_tiles")].reshape(R, 5, NUM_TILES))
     face = obs[:, _col("seat_face_up")].reshape(R, 5, 7) > 0.5
-    st["face_up"] = (face.astype(np.int64) * BIT[DOUBLE_IDX][None, None, :]).sum(axis=2)
+    st["face_up"] = (face.astype(np.int64) * TILE_BIT[DOUBLE_INDEX][None, None, :]).sum(axis=2)
     st["claim_arm"] = obs[:, _col("claim_arm")].argmax(axis=1)
     drawable = obs[:, _col("boneyard_drawable")][:, 0] > 0.5
     # Tiles provably among the boneyard's last two: nothing drawable, and every
     # other player still in passed with the tile fitting (he holds none of them).
-    in_all = np.full(R, ALL_BITS, np.int64)
+    in_all = np.full(R, ALL_TILES_MASK, np.int64)
     for r in range(1, E.MAX_SEATS):
         in_all = np.where(alive[:, r], in_all & st["passed"][:, r], in_all)
     st["exempt"] = np.where(drawable, 0, in_all & st["unseen"])
@@ -547,7 +525,7 @@ def _post_acceptance(st: dict, rows, tile, arm, o) -> np.ndarray:
         # Game 16: the triangle's last matador opens only T3, for a blank-ended tile.
         tri16 = (game[c] == 16) & (my_need[c] == N_CROSS)
         post[c] = np.where(tri16, BLANK_BITS, whole)
-    return post & ~st["layout"][rows] & ~BIT[tile]
+    return post & ~st["layout"][rows] & ~TILE_BIT[tile]
 
 
 # ------------------------------------------------------------ closing proof
@@ -561,12 +539,12 @@ def rebuild_layout(obs_row: np.ndarray) -> Layout:
     ann = ALL_ANNOUNCEMENTS[int(obs_row[_col("announcement")].argmax())]
     set_tile = ALL_TILES[int(obs_row[_col("set_tile")].argmax())]
     layout = Layout(game_spec(ann), set_tile)
-    arm_of = obs_row[_col("layout_arm")].reshape(NT, E.MAX_ARMS + 1)
+    arm_of = obs_row[_col("layout_arm")].reshape(NUM_TILES, E.MAX_ARMS + 1)
     opens = obs_row[_col("arm_open")].reshape(E.MAX_ARMS, 7).argmax(axis=1)
     counts = np.rint(obs_row[_col("arm_count")]).astype(int)
     on = obs_row[_col("layout_tiles")] > 0.5
     for x in range(len(layout.arms)):
-        tiles = [t for t in range(NT) if on[t] and arm_of[t, x] > 0.5]
+        tiles = [t for t in range(NUM_TILES) if on[t] and arm_of[t, x] > 0.5]
         if len(tiles) != counts[x]:
             raise ValueError(f"arm {x}: {len(tiles)} tiles but a count of {counts[x]}")
         cells = [Placed(ALL_TILES[t], 0, ALL_TILES[t][0]) for t in tiles]

@@ -28,14 +28,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from nos_env.games import nos as K
 from nos_env.fast_engine import FastTables
 from nos_env.announcements import ALL_ANNOUNCEMENTS, GAME_NAMES
 from nos_env.extras import MissingExtraError
-from nos_env.rng import seed_state
 from nos_env.threads import check_num_threads, default_threads
 
-from .base import Agent, BatchContext
+from .base import Agent
+from .play_loop import PlayLoop
 from .registry import AGENTS, agent_label, check_agent_spec, make_agent
 
 Z95 = 1.959963984540054
@@ -114,10 +113,10 @@ class TournamentResult:
         for k, label in enumerate(labels):
             mine = self.seat_agent == k
             closings[label] = {"right": int(self.close_right[mine].sum()), "wrong": int(self.close_wrong[mine].sum())}
-            per_reason = np.zeros(len(K.REASONS))
-            for r in range(len(K.REASONS)):
+            per_reason = np.zeros(len(FastTables.REASONS))
+            for r in range(len(FastTables.REASONS)):
                 per_reason[r] = (self.by_reason[:, :, r] * mine).sum() / len(self.deal)
-            reasons[label] = {reason: float(v) for reason, v in zip(K.REASONS, per_reason)}
+            reasons[label] = {reason: float(v) for reason, v in zip(FastTables.REASONS, per_reason)}
         ends = {name: int((self.end == i).sum()) for i, name in enumerate(("out", "close", "blocked"))}
         return {
             "agents": agents,
@@ -174,9 +173,9 @@ class TournamentResult:
                              f"{entry['announcer_mean_chips']:+9.2f}±{entry['ci95']:5.2f}")
         lines += ["", "closings (right / wrong):  " + ", ".join(
             f"{k} {v['right']}/{v['wrong']}" for k, v in s["closings"].items())]
-        lines += ["", "net chips per hand by reason:", f"{'agent':16s}" + "".join(f"{r:>12s}" for r in K.REASONS)]
+        lines += ["", "net chips per hand by reason:", f"{'agent':16s}" + "".join(f"{r:>12s}" for r in FastTables.REASONS)]
         for label, row in s["payments_by_reason_per_hand"].items():
-            lines.append(f"{label:16s}" + "".join(f"{row[r]:12.2f}" for r in K.REASONS))
+            lines.append(f"{label:16s}" + "".join(f"{row[r]:12.2f}" for r in FastTables.REASONS))
         lines.append("")
         lines.append("hands ended by: " + ", ".join(f"{k} {v}" for k, v in s["ends"].items()))
         return "\n".join(lines)
@@ -190,7 +189,7 @@ class TournamentResult:
         with open(path, "w", newline="") as f:
             w = csv.writer(f)
             w.writerow(["hand", "deal", "seat", "agent", "chips", "announcement", "setter", "end",
-                        "close_right", "close_wrong"] + [f"net_{r}" for r in K.REASONS])
+                        "close_right", "close_wrong"] + [f"net_{r}" for r in FastTables.REASONS])
             for h in range(len(self.deal)):
                 for seat in range(self.num_players):
                     w.writerow([h, int(self.deal[h]), seat, self.labels[self.seat_agent[h, seat]],
@@ -236,21 +235,6 @@ def _means_and_differences(per_deal: np.ndarray, labels: list[str]) -> tuple[dic
     return means, differences
 
 
-def closings_by_seat(stats: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each seat's correct and wrong closings in a finished episode (``FastTables.final_stats`` row).
-
-    A correct closing pays the closer and ends the hand: at most one per seat in a one-hand
-    episode (tournaments play one-hand episodes). A wrong closing costs its
-    closer 40 to each of the n-1 others, so with W wrong closings in all a seat's net
-    wrong-close chips are 40*(W - n*w) for its own w: w = (40*W - net) / (40*n).
-    """
-    pay = np.asarray(stats[K.F_PAY:]).reshape(K.MAX_SEATS, len(K.REASONS))[:n]
-    total_wrong = int(stats[K.F_CLOSE_WRONG])
-    wrong = (40 * total_wrong - pay[:, K.R_WRONG_CLOSE]) // (40 * n)
-    right = (pay[:, K.R_CLOSE] > 0).astype(np.int64)
-    return right, wrong
-
-
 def label_agents(names: list[str]) -> list[str]:
     """Names as labels; repeated names get #1, #2, ..."""
     labels = []
@@ -289,19 +273,19 @@ def run_tournament(agent_names: list, deals: int, seed: int = 0, duplicate: bool
     rotations = n if duplicate else 1
     groups = max(1, min(deals, tables // rotations))
     B = groups * rotations
-    engine = FastTables(B, n, seed=seed, num_threads=num_threads)
+    engine = FastTables(B, n, seed=seed, num_threads=num_threads, observation_dtype="float32")  # agents read float32
     # Tables of one group share a stream: the same deals, in the same order (one-hand episodes).
-    for g in range(groups):
-        for j in range(rotations):
-            engine.R[g * rotations + j] = np.uint64(seed_state(seed * 100_003 + g))
+    engine.seed_tables(np.arange(B), [seed * 100_003 + g for g in range(groups) for _ in range(rotations)])
     rotation = np.tile(np.arange(rotations), groups) if duplicate else (np.arange(B) % n)
     group = np.repeat(np.arange(groups), rotations)
     quota = np.array([deals // groups + (1 if g < deals % groups else 0) for g in range(groups)])
     engine.reset_tables()
     played = np.zeros(B, np.int64)  # episodes recorded per table
     records: list[tuple] = []
-    current = engine.current_player.astype(np.int64)
-    obs = engine.observe(current).copy()
+    # Agent k sits at seat (k - rotation) mod n of a table: seat s holds agent (s + rotation) mod n.
+    seat_agent = (np.arange(n)[None, :] + rotation[:, None]) % n
+    # A table done with its deals plays on with its first legal move, no agent asked.
+    loop = PlayLoop(engine, agents, seat_agent, rest="first_legal")
     total_hands = int(quota.sum()) * rotations
     bar = None
     if progress:
@@ -309,33 +293,29 @@ def run_tournament(agent_names: list, deals: int, seed: int = 0, duplicate: bool
 
         bar = tqdm(total=total_hands, unit="hand", desc="tournament", leave=False)
     start = time.perf_counter()
-    actions = np.zeros(B, np.int64)
-    while (played < quota[group]).any():
-        agent_of_row = (current + rotation) % n
-        idle = played >= quota[group]  # done with its deals: any legal move, no agent asked
-        actions[idle] = engine.MASK[idle].argmax(axis=1)
-        for k, agent in enumerate(agents):
-            rows = np.flatnonzero((agent_of_row == k) & ~idle)
-            if len(rows):
-                context = BatchContext(tables=engine, table_index=rows, seats=current[rows])
-                actions[rows] = agent.act_batch(obs[rows], engine.MASK[rows], context)
-        _, terminated, final_chips, cur, new_obs = engine.step(actions, observe=True)
-        for b in np.flatnonzero(terminated):
-            if played[b] >= quota[group[b]]:
-                continue
-            stats = engine.final_stats[b]
-            pay = stats[K.F_PAY:].reshape(K.MAX_SEATS, len(K.REASONS))[:n]
-            right, wrong = closings_by_seat(stats, n)
+
+    def ask():
+        live = played < quota[group]
+        return live if live.any() else None
+
+    def record(step) -> None:
+        ended = np.flatnonzero(step.terminated)
+        ended = ended[played[ended] < quota[group[ended]]]
+        if not len(ended):
+            return
+        stats = engine.episode_stats(ended)
+        right, wrong = stats.closings_by_seat()
+        for i, b in enumerate(ended):
             seats_agents = (np.arange(n) + rotation[b]) % n
             deal_id = int(group[b] * 1_000_000 + played[b])
-            records.append((deal_id, seats_agents, final_chips[b, :n] - engine.starting_chips,
-                            int(stats[K.F_ANN]), int(stats[K.F_ON_SET]), int(stats[K.F_END]), right, wrong,
-                            pay.copy()))
+            records.append((deal_id, seats_agents, step.final_chips[b, :n] - engine.starting_chips,
+                            int(stats.announcement[i]), int(stats.setter[i]), int(stats.end[i]), right[i], wrong[i],
+                            stats.net_by_reason[i]))
             played[b] += 1
-            if bar is not None:
-                bar.update(1)
-        current = cur.astype(np.int64)
-        obs = new_obs  # read by the agents before the next step overwrites it
+        if bar is not None:
+            bar.update(len(ended))
+
+    loop.run(ask, record)
     if bar is not None:
         bar.close()
     seconds = time.perf_counter() - start

@@ -29,7 +29,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 
 WARM = ("import time; t = time.perf_counter(); import numpy as np; from nos_env.fast_engine import FastTables; "
         "f = FastTables(2, 4, seed=0); f.reset_tables(); "
-        "f.step(np.array([np.flatnonzero(m)[0] for m in f.MASK])); f.observe(np.zeros(2, np.int64)); "
+        "f.step(np.array([np.flatnonzero(m)[0] for m in f.masks])); f.observe(np.zeros(2, np.int64)); "
         "print(time.perf_counter() - t)")
 
 
@@ -50,7 +50,6 @@ BLOCK_SECONDS = 0.25
 def fast_rate(batch: int, observe: bool, seconds: float, ready=None, **table_options) -> float:
     """Agent-steps per second of ``batch`` tables; ``ready(tables)`` (if given) is called once the
     kernels are warm, just before the timed blocks; ``table_options`` go to ``FastTables``."""
-    from nos_env.kernels import core as K
     from nos_env.fast_engine import FastTables
     from nos_env.rng import seed_state
 
@@ -58,12 +57,8 @@ def fast_rate(batch: int, observe: bool, seconds: float, ready=None, **table_opt
     tables.reset_tables()
     policy = np.array([seed_state(10_000 + b) for b in range(batch)], np.uint64)
     actions = np.zeros(batch, np.int64)
-    if hasattr(tables, "sample_legal"):  # the policy on the tables' own threads setting
-        def sample():
-            tables.sample_legal(policy, actions)
-    else:  # a checkout from before FastTables.sample_legal (benchmarks/bench_contention.py runs those)
-        def sample():
-            K.sample_legal(tables.T, tables.LEGAL, policy, actions)
+    def sample():  # the policy on the tables' own threads setting
+        tables.sample_legal(policy, actions)
     for _ in range(20):  # past the deals, into mid-hand positions, and the kernels warm
         sample()
         tables.step(actions, observe=observe)
@@ -124,7 +119,7 @@ def main() -> None:
     for name, rate in rows:
         print(f"{name:38s} {rate:14,.0f} {rate / ttt:13.2f}")
     tables = FastTables(4096, 4, seed=0)
-    obs_bytes = 4096 * nos_env.encoding.OBSERVATION_SIZE * 4
+    obs_bytes = 4096 * tables.observation_size * tables.observation_dtype.itemsize
     print(f"\ncompile time: cold {cold:.1f} s, cached {cached:.2f} s (fresh process, import and first calls)")
     print(f"memory of a B=4096 batch: state {tables.nbytes / 2**20:.1f} MiB, "
           f"plus {obs_bytes / 2**20:.1f} MiB for one batch of observations")

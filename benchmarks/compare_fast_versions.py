@@ -7,6 +7,8 @@ Each version runs in its own process, imported from its own checkout, and the
 versions alternate round by round. Figures are agent-steps per second at B=4096,
 4 players, random legal actions (the median over 0.25-second blocks, as in
 ``bench_fast.py``), with the observation of the seat to move and with the mask only.
+The random actions come from ``FastTables.sample_legal`` (on the tables' threads setting);
+a checkout from before that method samples with its own kernel.
 """
 
 from __future__ import annotations
@@ -21,29 +23,34 @@ import sys, time, warnings
 import numpy as np
 warnings.filterwarnings("ignore")
 sys.path.insert(0, sys.argv[1])
-try:
-    from nos_env.kernels import core as K  # the kernel library (issue 14)
-except ImportError:
-    from nos_env import fast_kernels as K  # versions before it
 from nos_env.fast_engine import FastTables
 from nos_env.rng import seed_state
 
 B, seconds = 4096, float(sys.argv[2])
+
+def sampler(t, policy, actions):
+    if hasattr(t, "sample_legal"):  # the public API
+        return lambda: t.sample_legal(policy, actions)
+    # An old checkout, from before FastTables.sample_legal: its kernel, as that version's benchmark called it.
+    import importlib
+    K = importlib.import_module("nos_env.fast_kernels")
+    legal = getattr(t, "LEGAL", t.MASK)  # versions before the legal-action list sampled from the mask
+    return lambda: K.sample_legal(t.T, legal, policy, actions)
 
 def rate(observe):
     t = FastTables(B, 4, seed=1)
     t.reset_tables()
     policy = np.array([seed_state(10_000 + b) for b in range(B)], np.uint64)
     actions = np.zeros(B, np.int64)
-    legal = getattr(t, "LEGAL", t.MASK)  # versions before the legal-action list sampled from the mask
+    sample = sampler(t, policy, actions)
     for _ in range(20):
-        K.sample_legal(t.T, legal, policy, actions)
+        sample()
         t.step(actions, observe=observe)
     rates, start = [], time.perf_counter()
     while time.perf_counter() - start < seconds:
         steps, block = 0, time.perf_counter()
         while time.perf_counter() - block < 0.25:
-            K.sample_legal(t.T, legal, policy, actions)
+            sample()
             t.step(actions, observe=observe)
             steps += B
         rates.append(steps / (time.perf_counter() - block))

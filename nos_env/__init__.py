@@ -10,10 +10,12 @@ repository is binding; decisions D1..D25 are cited where they apply.
 
 from .actions import Action, format_action, parse_action
 from .deal import Deal
-from .engine import Event, Hand, IllegalActionError, Options, Payment, new_hand
+from .encoding import decode_compact
+from .engine import Event, Hand, IllegalActionError, Payment, new_hand
 from . import nos_v0
 from .registry import env, game_info, list_games, raw_env, vector_env
 from .vector import NosVectorEnv
+from .options import Options
 from .announcements import ALL_ANNOUNCEMENTS, Announcement, legal_announcements, parse_announcement
 
 __all__ = [
@@ -27,6 +29,7 @@ __all__ = [
     "NosVectorEnv",
     "Options",
     "Payment",
+    "decode_compact",
     "env",
     "format_action",
     "game_info",

@@ -14,7 +14,8 @@ import numpy as np
 from .games import nos as K
 from .deal import Deal
 from .encoding import encode_observation, index_to_action, legal_mask
-from .engine import DEFAULT_CHIPS, Hand, Options
+from .engine import Hand
+from .options import TableOptions
 from .fast_engine import FastTables
 from .rng import SplitMix64
 from .session import Session
@@ -23,13 +24,12 @@ from .session import Session
 class ReferenceBackend:
     name = "reference"
 
-    def __init__(self, num_players, hands_per_episode, first_hand_rule, options: Options, chip_scale,
-                 starting_chips=DEFAULT_CHIPS):
+    def __init__(self, num_players: int, options: TableOptions):
         self.num_players = num_players
-        self.hands_per_episode = hands_per_episode
-        self.first_hand_rule = first_hand_rule
-        self.options = options
-        self.chip_scale = chip_scale
+        self.hands_per_episode = options.hands_per_episode
+        self.first_hand_rule = options.first_hand_rule
+        self.options = options.engine_options
+        self.chip_scale = options.chip_scale
         self.rng = SplitMix64(int(np.random.SeedSequence().entropy))
         self.session: Session | None = None
         self.hand: Hand | None = None
@@ -89,12 +89,10 @@ class ReferenceBackend:
 class FastBackend:
     name = "fast"
 
-    def __init__(self, num_players, hands_per_episode, first_hand_rule, options: Options, chip_scale,
-                 starting_chips=DEFAULT_CHIPS):
+    def __init__(self, num_players: int, options: TableOptions):
         self.num_players = num_players
-        self.tables = FastTables(1, num_players, None, hands_per_episode, first_hand_rule,
-                                 starting_chips=starting_chips, illegal_action=options.illegal,
-                                 auto_forced=options.auto_forced, chip_scale=chip_scale)
+        # (the AEC observation is float32)
+        self.tables = FastTables(1, num_players, None, observation_dtype="float32", **options.as_kwargs())
         self._seat = np.zeros(1, np.int64)
 
     def reset(self, seed, chips, deal: Deal | None, on_set) -> list[int]:

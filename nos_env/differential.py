@@ -22,7 +22,8 @@ import numpy as np
 
 from .actions import Action
 from .deal import Deal
-from .encoding import OBSERVATION_LAYOUT, action_to_index, encode_observation, index_to_action, legal_mask
+from .encoding import (OBSERVATION_LAYOUT, action_to_index, decode_compact, encode_observation, index_to_action,
+                       legal_mask)
 from .engine import Hand
 from .games import nos as K
 from .fast_engine import FastTables
@@ -60,6 +61,8 @@ def run(num_players: int, hands: int, seed: int, batch: int = 32, auto_forced: b
         force_announcements: bool = False, all_seats_every: int = 10) -> dict:
     """Play ``hands`` hands (one-hand episodes) differentially; returns counters."""
     rng = np.random.default_rng(seed)
+    # the default compact observations, decoded and compared value for value with the reference
+    # encoder (tests/test_compact_observations.py checks the float32 rows against the decoded ones)
     tables = FastTables(batch, num_players, seed=seed, auto_forced=auto_forced)
     tables.reset_tables()
     targets = list(ALL_ANNOUNCEMENTS) if force_announcements else []
@@ -102,7 +105,7 @@ def run(num_players: int, hands: int, seed: int, batch: int = 32, auto_forced: b
                                      f"is not the mask's; record {hand_record(ref)}")
             seats = range(num_players) if steps % all_seats_every == 0 else [ref.to_move]
             for seat in seats:
-                fast_obs = tables.observe(np.full(batch, seat))[b]
+                fast_obs = decode_compact(tables.observe(np.full(batch, seat))[b])
                 ref_obs = encode_observation(ref, seat)
                 if not np.array_equal(fast_obs, ref_obs):
                     raise EngineMismatch(f"table {b} seat {seat}: {_first_difference(fast_obs, ref_obs)}; "
@@ -135,7 +138,7 @@ def run(num_players: int, hands: int, seed: int, batch: int = 32, auto_forced: b
                 if current[b] != ref.to_move:
                     raise EngineMismatch(f"table {b}: step says seat {current[b]} moves, the reference "
                                          f"{ref.to_move}; record {hand_record(ref)}")
-                stepped_obs[b] = obs[b].copy()
+                stepped_obs[b] = decode_compact(obs[b])
             expected = [ref.chips[i] - before[b][i] + int(pending[b, i]) for i in range(num_players)]
             pending[b] = 0
             if list(rewards[b, :num_players]) != expected:

@@ -26,10 +26,9 @@ from .actions import Action, format_action, parse_action
 from .deal import Deal, check_num_players
 from .announcements import Announcement, game_spec, legal_announcements
 from .layout import Layout, Placed
-from .options import HAND_CHIP_LIMIT, check_bool, check_chips, check_chips_in_guard, check_int, check_seat, check_seed
+from .options import (DEFAULT_CHIPS, HAND_CHIP_LIMIT, Options, check_bool, check_chips, check_chips_in_guard,
+                      check_int, check_seat, check_seed)
 from .tiles import ALL_TILES, Tile, count_value, double_rank, double_value, is_double, tile_str
-
-DEFAULT_CHIPS = 500
 
 #: Section 5: (players, doubles as dealt) -> what each other player pays.
 DECLARED_DOUBLES = {(3, 4): 200, (3, 5): 500, (4, 3): 25, (4, 4): 250, (5, 3): 50}
@@ -76,27 +75,6 @@ class Event:
     action: str
     payments: list[Payment] = field(default_factory=list)
     automatic: bool = False
-
-
-@dataclass(frozen=True)
-class Options:
-    """Engine options.
-
-    auto_forced (D12): apply decisions that have exactly one legal action
-        (forced draws, forced passes, the set after a drawn set tile, ...)
-        automatically. The results are the same either way.
-    illegal (D16): ``"raise"`` (default) raises :class:`IllegalActionError`
-        and leaves the hand unchanged; ``"penalty"`` charges the actor 40 to
-        every other player and asks him again.
-    """
-
-    auto_forced: bool = False
-    illegal: str = "raise"
-
-    def __post_init__(self):
-        check_bool("Options.auto_forced", self.auto_forced)
-        if not isinstance(self.illegal, str) or self.illegal not in ("raise", "penalty"):
-            raise ValueError(f"Options.illegal must be 'raise' or 'penalty', got {self.illegal!r}")
 
 
 class Hand:

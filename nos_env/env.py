@@ -51,6 +51,10 @@ backend="fast")``
   games from the same seed; `env.unwrapped.hand` is always a reference
   `Hand` (rebuilt from the decisions on the fast backend).
 
+The table options (`hands_per_episode` through `chip_scale`, except
+`reward_scale`) are `nos_env.options.TableOptions`, checked once and shared
+with `vector_env()` and `FastTables`; `env.unwrapped.table_options` holds them.
+
 `reset(seed=None, options=None)` accepts options `deal` (`{"hands": [[tiles]],
 "boneyard_top_first": [tiles]}` with tiles as `"a-b"`), `on_set` (a seat) and
 `chips` (one integer per seat, within +-5e8: `nos_env.options.CHIP_LIMIT`) to
@@ -147,9 +151,9 @@ from .encoding import (
     action_to_index,
     index_to_action,
 )
-from .engine import DEFAULT_CHIPS, Hand, Options
+from .engine import Hand
 from .backends import BACKENDS
-from .options import check_bool, check_chips, check_options, check_seat, check_seed, is_integer
+from .options import TableOptions, check_bool, check_chips, check_scale, check_seat, check_seed, is_integer
 from .render import render_text
 
 RESET_OPTIONS = ("deal", "on_set", "chips")
@@ -179,13 +183,14 @@ class raw_env(AECEnv):
         self,
         num_players: int = 4,
         render_mode: str | None = None,
-        hands_per_episode: int = 1,
-        first_hand_rule: bool | None = None,
-        starting_chips: int = DEFAULT_CHIPS,
-        illegal_action: str = "raise",
-        auto_forced: bool = False,
+        # The table options and their defaults are written once, in TableOptions (options.py).
+        hands_per_episode: int = TableOptions.hands_per_episode,
+        first_hand_rule: bool | None = TableOptions.first_hand_rule,
+        starting_chips: int = TableOptions.starting_chips,
+        illegal_action: str = TableOptions.illegal_action,
+        auto_forced: bool = TableOptions.auto_forced,
         reward_scale: float = 1.0,
-        chip_scale: float = 100.0,
+        chip_scale: float = TableOptions.chip_scale,
         render_omniscient: bool = False,
         backend: str = "fast",
     ):
@@ -195,18 +200,19 @@ class raw_env(AECEnv):
         self.num_players = check_num_players(num_players)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
-        check_options(hands_per_episode, illegal_action, starting_chips,
-                      reward_scale=reward_scale, chip_scale=chip_scale)
-        if first_hand_rule is not None:
-            check_bool("first_hand_rule", first_hand_rule)
-        self.render_mode = render_mode
-        self.hands_per_episode = int(hands_per_episode)
-        self.first_hand_rule = (hands_per_episode > 1) if first_hand_rule is None else bool(first_hand_rule)
-        self.starting_chips = int(starting_chips)
-        self.engine_options = Options(auto_forced=check_bool("auto_forced", auto_forced), illegal=illegal_action)
-        self.reward_scale = float(reward_scale)
-        self.chip_scale = float(chip_scale)
+        options = TableOptions(hands_per_episode, first_hand_rule, starting_chips, illegal_action, auto_forced,
+                               chip_scale)
+        reward_scale = check_scale("reward_scale", reward_scale)
         self.render_omniscient = check_bool("render_omniscient", render_omniscient)
+        self.render_mode = render_mode
+        #: the checked table options (TableOptions); the attributes below are their values
+        self.table_options = options
+        self.hands_per_episode = options.hands_per_episode
+        self.first_hand_rule = options.first_hand_rule
+        self.starting_chips = options.starting_chips
+        self.engine_options = options.engine_options
+        self.reward_scale = reward_scale
+        self.chip_scale = options.chip_scale
 
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
         self.agents = self.possible_agents[:]
@@ -220,10 +226,7 @@ class raw_env(AECEnv):
             }
         )
         self._action_space = spaces.Discrete(NUM_ACTIONS)
-        self.backend = BACKENDS[backend](
-            self.num_players, self.hands_per_episode, self.first_hand_rule, self.engine_options, self.chip_scale,
-            self.starting_chips,
-        )
+        self.backend = BACKENDS[backend](self.num_players, options)
         self._started = False
 
     # ----------------------------------------------------------------- spaces

@@ -17,20 +17,24 @@ Seeding: table ``b`` draws from SplitMix64 seeded with ``seed + b``
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
+from numba import njit
 
 from .games import nos as K
 from .games.nos.state import SCHEMA
 from .deal import Deal, check_num_players
-from .encoding import NUM_ACTIONS, OBSERVATION_SIZE, index_to_action, legal_mask
-from .engine import DEFAULT_CHIPS, Hand, Options
-from .options import CHIP_GUARD, check_bool, check_chips, check_chips_in_guard, check_options, check_seed, is_integer
+from .encoding import NUM_ACTIONS, check_observation_dtype, index_to_action, legal_mask, observation_size
+from .engine import PHASES, WRONG_CLOSE_PAYMENT, Hand
+from .options import (CHIP_GUARD, Options, TableOptions, check_bool, check_chips, check_chips_in_guard, check_seed,
+                      is_integer)
 from .rng import seed_state
 from .threads import PARALLEL_FROM, ThreadChoice, resolve
 from .tiles import ALL_TILES, TILE_INDEX
 
 ARRAYS = SCHEMA.array_names  # ("T", "S", "A", "L", "BONE", "R", "MASK", "LEGAL", "H", "PEN")
-__all__ = ["ARRAYS", "PARALLEL_FROM", "FastTables"]
+__all__ = ["ARRAYS", "PARALLEL_FROM", "EpisodeStats", "FastTables"]
 
 
 class FastTables:
@@ -39,30 +43,37 @@ class FastTables:
         num_envs: int,
         num_players: int = 4,
         seed: int | None = None,
-        hands_per_episode: int = 1,
-        first_hand_rule: bool | None = None,
-        starting_chips: int = DEFAULT_CHIPS,
-        illegal_action: str = "raise",
-        auto_forced: bool = False,
-        chip_scale: float = 100.0,
+        # The table options and their defaults are written once, in TableOptions (options.py).
+        hands_per_episode: int = TableOptions.hands_per_episode,
+        first_hand_rule: bool | None = TableOptions.first_hand_rule,
+        starting_chips: int = TableOptions.starting_chips,
+        illegal_action: str = TableOptions.illegal_action,
+        auto_forced: bool = TableOptions.auto_forced,
+        chip_scale: float = TableOptions.chip_scale,
         num_threads: int | str | None = None,
+        observation_dtype: str = "uint8",
     ):
         if not is_integer(num_envs) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        check_options(hands_per_episode, illegal_action, starting_chips, chip_scale=chip_scale)
+        options = TableOptions(hands_per_episode, first_hand_rule, starting_chips, illegal_action, auto_forced,
+                               chip_scale)
         seed = check_seed(seed)
-        if first_hand_rule is not None:
-            check_bool("first_hand_rule", first_hand_rule)
+        #: uint8: the compact encoding (encoding.COMPACT_SIZE bytes a row, the default);
+        #: float32: the decoded one (OBSERVATION_SIZE values a row). Both from the same kernel.
+        self.observation_dtype = check_observation_dtype(observation_dtype)
+        self.observation_size = observation_size(self.observation_dtype)
         #: "auto" or a number of threads (``threads.py``); None at construction means the process default
         self.num_threads = resolve(num_threads)
         self.num_envs = B = int(num_envs)
         self.num_players = check_num_players(num_players)
-        self.hands_per_episode = int(hands_per_episode)
-        self.first_hand_rule = (hands_per_episode > 1) if first_hand_rule is None else bool(first_hand_rule)
-        self.starting_chips = int(starting_chips)
-        self.penalty = illegal_action == "penalty"
-        self.auto_forced = check_bool("auto_forced", auto_forced)
-        self.chip_scale = float(chip_scale)
+        #: the checked options (TableOptions); the attributes below are their values
+        self.table_options = options
+        self.hands_per_episode = options.hands_per_episode
+        self.first_hand_rule = options.first_hand_rule
+        self.starting_chips = options.starting_chips
+        self.penalty = options.penalty
+        self.auto_forced = options.auto_forced
+        self.chip_scale = options.chip_scale
         # The state arrays (T, S, A, L, BONE, R, MASK, LEGAL, H, PEN), as Nos's schema declares
         # them (games/nos/state.py): LEGAL is the legal actions as a sorted list per table
         # (T_NLEGAL of them), which sampling and forced moves read instead of scanning 557 mask
@@ -73,7 +84,8 @@ class FastTables:
         self._threads = ThreadChoice(self.num_threads, B)
         self._out = None  # output buffers of step(), made on first use
         self._obs_out = None
-        self._no_obs = np.zeros((1, OBSERVATION_SIZE), np.float32)  # never written (observe=False)
+        # never written (observe=False); of the same dtype, so no second compilation
+        self._no_obs = np.zeros((1, self.observation_size), self.observation_dtype)
         self.seed(seed)
 
     @property
@@ -188,21 +200,22 @@ class FastTables:
     def step(self, actions, observe: bool = True, autoreset: bool = True, allow_idle: bool = False):
         """Apply one action per table.
 
-        With ``allow_idle`` an action of ``kernels.core.IDLE`` (-1) leaves its table as it
+        With ``allow_idle`` an action of ``FastTables.IDLE`` (-1) leaves its table as it
         is: zero rewards, not terminated, ``current`` unchanged and its ``obs`` row not written
         (it keeps the row of the table's last step, zeros before the first).
 
         Returns ``(rewards [B, 5] int chips, terminated [B] bool, final_chips [B, 5],
-        current [B], obs [B, D] or None)``. With ``autoreset`` a finished table starts
+        current [B], obs [B, D] or None)``; ``obs`` is of ``observation_dtype`` (compact uint8 by
+        default: ``encoding.decode_compact`` reads it as float32). With ``autoreset`` a finished table starts
         its next episode at once: ``current`` and ``obs`` then belong to the new one,
         ``final_chips`` holds the finished episode's chips, and chips the new episode
         pays before its first decision (D12) come with the table's next step.
         ``final_chips`` rows are written only for tables that finished in this call (other
-        rows keep older values). For finished tables, ``self.final_stats`` [B, NUM_F] holds the episode's
-        announcement, setter, end, closings and net chips by reason (``games/nos/state.py``'s ``F_*``).
+        rows keep older values). For finished tables, :meth:`episode_stats` gives the episode's
+        announcement, setter, end, closings and net chips by reason, by name.
 
         The returned arrays are buffers reused by the next call (writing a fresh
-        17 MB observation batch every step costs more than stepping): copy what you keep.
+        observation batch every step costs more than stepping): copy what you keep.
         """
         actions = self.check_actions(actions, allow_idle)
         B = self.num_envs
@@ -211,7 +224,7 @@ class FastTables:
                          np.zeros((B, K.MAX_SEATS), np.int32), np.empty(B, np.int32),
                          np.zeros((B, K.NUM_F), np.int32))
         if observe and self._obs_out is None:
-            self._obs_out = np.zeros((B, OBSERVATION_SIZE), np.float32)
+            self._obs_out = np.zeros((B, self.observation_size), self.observation_dtype)
         rewards, terminated, final_chips, current, self.final_stats = self._out
         obs = self._obs_out if observe else self._no_obs
         self._threads.run("step+obs" if observe else "step", K.step_batch, K.step_batch_parallel,
@@ -222,24 +235,27 @@ class FastTables:
         return rewards, terminated.view(np.bool_), final_chips, current, (obs if observe else None)
 
     def observe(self, seats, obs: np.ndarray | None = None) -> np.ndarray:
+        """The observation [B, D] of ``seats[b]`` at every table b, of ``observation_dtype``
+        (written into ``obs`` if given: C-contiguous, writable, of that dtype and shape)."""
         seats = np.asarray(seats)
         if seats.shape != (self.num_envs,) or not np.issubdtype(seats.dtype, np.integer) \
                 or ((seats < 0) | (seats >= self.num_players)).any():
             raise ValueError(f"seats must be an integer array of shape ({self.num_envs},) with seat numbers "
                              f"0..{self.num_players - 1}, got {seats!r}")
         seats = seats.astype(np.int64)
+        shape, dtype = (self.num_envs, self.observation_size), self.observation_dtype
         if obs is None:
-            obs = np.zeros((self.num_envs, OBSERVATION_SIZE), np.float32)
-        elif not isinstance(obs, np.ndarray) or obs.shape != (self.num_envs, OBSERVATION_SIZE) \
-                or obs.dtype != np.float32 or not obs.flags.c_contiguous or not obs.flags.writeable:
-            raise ValueError(f"obs must be a writable C-contiguous float32 array of shape "
-                             f"({self.num_envs}, {OBSERVATION_SIZE}) or None")
+            obs = np.zeros(shape, dtype)
+        elif not isinstance(obs, np.ndarray) or obs.shape != shape \
+                or obs.dtype != dtype or not obs.flags.c_contiguous or not obs.flags.writeable:
+            raise ValueError(f"obs must be a writable C-contiguous {dtype} array of shape {shape} "
+                             f"(observation_dtype={dtype.name!r}) or None")
         self._threads.run("observe", K.observe_batch, K.observe_batch_parallel,
                           self.T, self.S, self.A, self.L, self.num_players, seats, obs, self.chip_scale)
         return obs
 
     def sample_legal(self, state: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        """A uniformly random legal action per table (``kernels.core.IDLE`` for a finished table
+        """A uniformly random legal action per table (``FastTables.IDLE`` for a finished table
         waiting without autoreset), drawn from ``state``: the caller's own SplitMix64 streams,
         uint64 [B], advanced in place (``rng.seed_state(s)`` seeds one). Returns ``out`` (int64 [B])."""
         B = self.num_envs
@@ -338,7 +354,7 @@ class FastTables:
         for name in ARRAYS:
             getattr(self, name)[b] = snapshot[name]
 
-    def _check_snapshot(self, snapshot, shape_of, made_by: str) -> None:
+    def _check_snapshot(self, snapshot, shape_of, made_by: str, exact_deal: bool = True) -> None:
         if not isinstance(snapshot, dict) or set(snapshot) != set(ARRAYS):
             keys = sorted(snapshot) if isinstance(snapshot, dict) else type(snapshot).__name__
             raise ValueError(f"a snapshot must be a dict from {made_by} with keys {', '.join(ARRAYS)}; got {keys}")
@@ -356,7 +372,10 @@ class FastTables:
         n = self.num_players
         dealt = np.bitwise_count(snapshot["S"][..., K.S_DEALT].astype(np.uint32)).reshape(-1, K.MAX_SEATS)
         fresh = (dealt == 0).all(axis=1)  # never reset: all zeros, fits any batch
-        ok = fresh | ((dealt[:, :n] == 8 - n).all(axis=1) & (dealt[:, n:] == 0).all(axis=1))
+        # (without exact_deal, dealt tiles at exactly the first n seats: a search's determinized
+        # tables may hold any dealt sets, only the player count is checked)
+        held = (dealt[:, :n] == 8 - n) if exact_deal else (dealt[:, :n] > 0)
+        ok = fresh | (held.all(axis=1) & (dealt[:, n:] == 0).all(axis=1))
         if not ok.all():
             row = dealt[int(np.flatnonzero(~ok)[0])]
             seats = int((row > 0).sum())
@@ -367,3 +386,264 @@ class FastTables:
     @property
     def nbytes(self) -> int:
         return SCHEMA.nbytes(self.num_envs, self.penalty)
+
+    # =====================================================================================
+    # Public accessors: the only way in for consumers (agents/, train/, benchmarks/; issue 14).
+    # Outside nos_env nothing reads the state arrays (T, S, ...) or imports the kernels:
+    # everything a tournament, a research run, self-play or a search needs is here, by name.
+    # Each accessor checks its input first (a refused call changes nothing) and returns a copy
+    # or a read-only view; a view stays valid until the next call that changes the tables
+    # (step, reset_tables, load_deal, restore*, set_hidden, set_random_state, seed*).
+    # =====================================================================================
+
+    #: The action that leaves a table as it is for one ``step(..., allow_idle=True)``: zero
+    #: rewards, not terminated, its observation row not written (self-play steps only the
+    #: tables whose seat to move is an opponent).
+    IDLE = K.IDLE
+    #: Phase names; :attr:`phase` holds their indices ("over": the hand has ended).
+    PHASES = PHASES
+    #: Payment reasons, the last axis of :attr:`EpisodeStats.net_by_reason`.
+    REASONS = K.REASONS
+
+    def check_rows(self, rows: object = None, name: str = "rows") -> np.ndarray:
+        """Table indices as int64 [R]: None means every table; a 1-d integer array of indices
+        0..B-1 (in any order, repeats allowed) or a bool mask of shape (B,)."""
+        if rows is None:
+            return np.arange(self.num_envs, dtype=np.int64)
+        arr = np.asarray(rows)
+        if arr.dtype == np.bool_ and arr.shape == (self.num_envs,):
+            return np.flatnonzero(arr).astype(np.int64)
+        if arr.ndim != 1 or not (np.issubdtype(arr.dtype, np.integer) or arr.size == 0) \
+                or ((arr < 0) | (arr >= self.num_envs)).any():
+            raise ValueError(f"{name} must be None (every table), a 1-d integer array of table indices "
+                             f"0..{self.num_envs - 1} or a bool mask of shape ({self.num_envs},); got {rows!r}")
+        return arr.astype(np.int64)
+
+    @property
+    def masks(self) -> np.ndarray:
+        """The legal actions of each table's seat to move, int8 [B, NUM_ACTIONS], as a read-only
+        view: valid until the tables change (copy what you keep). All zeros for a finished table
+        waiting without autoreset."""
+        view = self.MASK.view()
+        view.flags.writeable = False
+        return view
+
+    @property
+    def phase(self) -> np.ndarray:
+        """Each table's phase as an index into :attr:`PHASES`, int64 [B] (a copy)."""
+        return self.T[:, K.T_PHASE].astype(np.int64)
+
+    @property
+    def episode_over(self) -> np.ndarray:
+        """bool [B]: the table's episode has ended and it waits (a step without autoreset ended
+        it); ``current_player`` is -1 there and only ``reset_tables`` starts it again."""
+        return self.T[:, K.T_DONE] != 0
+
+    @property
+    def hand_index(self) -> np.ndarray:
+        """int64 [B]: which hand of its episode each table plays (0 for the first)."""
+        return self.T[:, K.T_HAND_INDEX].astype(np.int64)
+
+    @property
+    def set_tile(self) -> np.ndarray:
+        """int64 [B]: the tile index (``tiles.ALL_TILES``) set in each table's hand, -1 before the set."""
+        return self.T[:, K.T_SET_TILE].astype(np.int64)
+
+    @property
+    def episode_start_chips(self) -> np.ndarray:
+        """int64 [B, n]: each seat's chips when the table's episode began (``chips`` is now)."""
+        return self.S[:, : self.num_players, K.S_CHIPS_EPISODE].astype(np.int64)
+
+    @property
+    def hand_start_chips(self) -> np.ndarray:
+        """int64 [B, n]: each seat's chips when the table's current hand began."""
+        return self.S[:, : self.num_players, K.S_CHIPS_HAND].astype(np.int64)
+
+    @property
+    def dealt_tiles(self) -> np.ndarray:
+        """int64 [B, n]: each seat's dealt tiles in the current hand, as sets (bit t: ``ALL_TILES[t]``)."""
+        return self.S[:, : self.num_players, K.S_DEALT].astype(np.int64)
+
+    def boneyard_order(self, size: int | None = None) -> np.ndarray:
+        """int64 [B, size]: each table's boneyard as dealt, tile indices top first (``size``
+        defaults to the tiles a deal leaves in the boneyard for these player counts)."""
+        full = K.NT - self.num_players * (8 - self.num_players)
+        size = full if size is None else size
+        if not is_integer(size) or not 0 <= size <= full:
+            raise ValueError(f"size must be an integer 0..{full} (the boneyard of a {self.num_players}-player "
+                             f"deal), got {size!r}")
+        return self.BONE[:, : int(size)].astype(np.int64)
+
+    def observe_rows(self, rows, seats, out: np.ndarray | None = None) -> np.ndarray:
+        """The observation of ``seats[i]`` at table ``rows[i]``, [R, D] of ``observation_dtype``
+        (``encoding.py``), written into ``out`` if given (that dtype and shape, C-contiguous, writable).
+        A seat of -1 (nobody: a finished table waiting) gives an all-zero row."""
+        rows = self.check_rows(rows)
+        seats = np.asarray(seats)
+        if seats.shape != rows.shape or not (np.issubdtype(seats.dtype, np.integer) or seats.size == 0) \
+                or ((seats < -1) | (seats >= self.num_players)).any():
+            raise ValueError(f"seats must be an integer array with one seat 0..{self.num_players - 1} (or -1) per "
+                             f"row, shape {rows.shape}; got {seats!r}")
+        shape, dtype = (len(rows), self.observation_size), self.observation_dtype
+        if out is None:
+            out = np.zeros(shape, dtype)
+        elif not isinstance(out, np.ndarray) or out.shape != shape \
+                or out.dtype != dtype or not out.flags.c_contiguous or not out.flags.writeable:
+            raise ValueError(f"out must be a writable C-contiguous {dtype} array of shape {shape} "
+                             f"(observation_dtype={dtype.name!r}) or None")
+        seats = seats.astype(np.int64)
+        nobody = seats < 0
+        # The kernel encodes whole batches: the chosen rows are gathered (copies), encoded, and
+        # nobody's rows zeroed afterwards (encode needs a real seat).
+        K.observe_batch(self.T[rows], self.S[rows], self.A[rows], self.L[rows], self.num_players,
+                          np.maximum(seats, 0), out, self.chip_scale)
+        out[nobody] = 0
+        return out
+
+    def episode_stats(self, rows) -> "EpisodeStats":
+        """Statistics of the episodes that finished at ``rows`` (tables whose ``terminated`` was True
+        in the last ``step``; a row keeps its values until the table finishes again), by name."""
+        rows = self.check_rows(rows)
+        if self._out is None:
+            raise RuntimeError("no episode has finished yet: episode_stats reads what step() reported")
+        stats = self.final_stats[rows]
+        n, reasons = self.num_players, len(K.REASONS)
+        return EpisodeStats(
+            num_players=n,
+            announcement=stats[:, K.F_ANN].astype(np.int64),
+            setter=stats[:, K.F_ON_SET].astype(np.int64),
+            end=stats[:, K.F_END].astype(np.int64),
+            close_right=stats[:, K.F_CLOSE_RIGHT].astype(np.int64),
+            close_wrong=stats[:, K.F_CLOSE_WRONG].astype(np.int64),
+            net_by_reason=stats[:, K.F_PAY:].reshape(len(rows), K.MAX_SEATS, reasons)[:, :n].astype(np.int64),
+        )
+
+    def seed_tables(self, tables, seeds) -> None:
+        """Seed the random stream of each of ``tables`` with its own ``seeds[i]`` (SplitMix64 seeded
+        as ``rng.seed_state``): tables given the same seed deal the same hands from then on
+        (duplicate tournaments). Takes effect at the tables' next deal."""
+        tables = self.check_rows(tables, "tables")
+        if np.ndim(seeds) != 1 or len(seeds) != len(tables) or not all(is_integer(s) for s in seeds):
+            raise ValueError(f"seeds must be a 1-d sequence of integers, one per table ({len(tables)}), got {seeds!r}")
+        states = np.array([seed_state(int(s)) for s in seeds], np.uint64)
+        self.R[tables] = states
+
+    def set_random_state(self, states, tables=None) -> None:
+        """Set the raw SplitMix64 state (uint64) of each of ``tables`` (all by default)."""
+        tables = self.check_rows(tables, "tables")
+        states = np.asarray(states)
+        if states.dtype != np.uint64 or states.shape != tables.shape:
+            raise ValueError(f"states must be a uint64 array of shape {tables.shape} (one per table), got "
+                             f"{states.dtype} {states.shape}")
+        self.R[tables] = states
+
+    # ------------------------------------------------------ search: rollouts from a position
+    def rollout_snapshot(self, b: int) -> dict:
+        """``clone_table(b)`` made the start of rollouts: the current hand is the episode's last
+        (the table waits when it ends), its history, pending payments and final counts cleared."""
+        snap = self.clone_table(b)
+        snap["T"][K.T_HANDS_LEFT] = 0  # the rollout ends with this hand
+        snap["T"][K.T_NHIST] = 0
+        snap["H"][:] = 0
+        snap["S"][:, K.S_PENDING] = 0
+        snap["S"][:, K.S_COUNT] = 0
+        return snap
+
+    def restore_all(self, snapshot: dict) -> None:
+        """Put one single-table snapshot (``clone_table``, ``rollout_snapshot``) into every table
+        (checked first: a refused snapshot changes nothing). The snapshot may come from tables with
+        the other ``illegal_action`` option when its hand took no D16 penalty (as a
+        ``rollout_snapshot``: a search plays rollouts in penalty mode from a table in raise mode)."""
+        pen = snapshot.get("PEN") if isinstance(snapshot, dict) else None
+        if isinstance(pen, np.ndarray) and pen.dtype == self.PEN.dtype and pen.ndim == 1 \
+                and pen.shape != self.PEN.shape[1:] and not pen.any():
+            snapshot = {**snapshot, "PEN": np.zeros(self.PEN.shape[1:], self.PEN.dtype)}
+        self._check_snapshot(snapshot, lambda name: getattr(self, name).shape[1:], "clone_table()", exact_deal=False)
+        for name in ARRAYS:
+            getattr(self, name)[...] = snapshot[name]
+
+    def set_hidden(self, seats, hands, dealt, boneyard) -> None:
+        """Replace what the seat to move cannot see, at every table (a determinization, D17).
+
+        ``seats``: the seats whose tiles are replaced; ``hands`` and ``dealt`` int64 [B, len(seats)]:
+        their hands now and their dealt tiles, as tile sets (bit t: ``ALL_TILES[t]``);
+        ``boneyard`` [B, left]: the undrawn boneyard, top first (``left`` = tiles still in every
+        table's boneyard; the drawn slots are cleared). The masks are recomputed from the new
+        hands. Everything is checked before a table changes."""
+        B, n = self.num_envs, self.num_players
+        seats = np.asarray(seats)
+        if seats.ndim != 1 or not (np.issubdtype(seats.dtype, np.integer) or seats.size == 0) \
+                or ((seats < 0) | (seats >= n)).any() or len(set(seats.tolist())) != len(seats):
+            raise ValueError(f"seats must be distinct seat numbers 0..{n - 1}, got {seats!r}")
+        limit = 1 << K.NT
+        for name, arr in (("hands", hands), ("dealt", dealt)):
+            arr = np.asarray(arr)
+            if not np.issubdtype(arr.dtype, np.integer) or arr.shape != (B, len(seats)) \
+                    or ((arr < 0) | (arr >= limit)).any():
+                raise ValueError(f"{name} must be integer tile sets 0..2**{K.NT}-1 of shape ({B}, {len(seats)}), "
+                                 f"got {arr.dtype} {arr.shape}")
+        top, end = self.T[:, K.T_BONE_TOP], self.T[:, K.T_BONE_END]
+        left = end - top
+        if (left != left[0]).any():
+            raise ValueError("set_hidden needs every table's boneyard at the same point (restore_all first)")
+        boneyard = np.asarray(boneyard)
+        if not np.issubdtype(boneyard.dtype, np.integer) or boneyard.shape != (B, int(left[0])) \
+                or ((boneyard < 0) | (boneyard >= K.NT)).any():
+            raise ValueError(f"boneyard must be tile indices 0..{K.NT - 1} of shape ({B}, {int(left[0])}) (the tiles "
+                             f"left in the boneyard), got {boneyard.dtype} {boneyard.shape}")
+        for i, s in enumerate(seats):
+            self.S[:, s, K.S_HAND] = np.asarray(hands)[:, i]
+            self.S[:, s, K.S_DEALT] = np.asarray(dealt)[:, i]
+        t0, t1 = int(top[0]), int(end[0])
+        self.BONE[:, :] = 0
+        self.BONE[:, t0:t1] = boneyard
+        _compute_masks(self.T, self.S, self.A, self.MASK, self.LEGAL, n)
+
+    def accepted_after(self, b: int, action: int) -> int | None:
+        """The tiles some arm accepts (locks included) after the seat to move at table ``b``
+        takes the legal play ``action``, as a tile set (bit t: ``ALL_TILES[t]``), or None if
+        that play ends the hand. Table ``b`` is left as it is (the play is tried on a copy)."""
+        b = self.check_table(b)
+        if not is_integer(action) or not 0 <= action < NUM_ACTIONS or not self.MASK[b, action]:
+            raise ValueError(f"action must be a legal action index at table {b} "
+                             f"({self.legal_actions(b).tolist()}), got {action!r}")
+        T, S, A, L, BONE = (getattr(self, name)[b : b + 1].copy() for name in ("T", "S", "A", "L", "BONE"))
+        K.apply_action(T, S, A, L, BONE, 0, self.num_players, int(action))
+        if T[0, K.T_PHASE] == K.P_OVER:
+            return None
+        return int(K._accepted_anywhere(T, A, 0))
+
+
+@dataclass(frozen=True)
+class EpisodeStats:
+    """Finished episodes by name (:meth:`FastTables.episode_stats`), one entry per table asked for.
+
+    The announcement, setter and end are of the episode's last hand; closings and nets count
+    the whole episode."""
+
+    num_players: int
+    announcement: np.ndarray  # [R] index into announcements.ALL_ANNOUNCEMENTS
+    setter: np.ndarray  # [R] the seat on set
+    end: np.ndarray  # [R] 0 someone went out, 1 a closing, 2 blocked
+    close_right: np.ndarray  # [R] correct closings, every seat together
+    close_wrong: np.ndarray  # [R] wrong closings, every seat together
+    net_by_reason: np.ndarray  # [R, n, len(FastTables.REASONS)] each seat's net chips by reason
+
+    def closings_by_seat(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each seat's correct and wrong closings, int64 [R, n] each, for one-hand episodes.
+
+        A correct closing pays the closer and ends the hand: at most one per hand, the closer's
+        net for closings is positive. A wrong closing costs its closer WRONG_CLOSE_PAYMENT to each
+        of the n-1 others (D14), so with W wrong closings in all a seat's net wrong-close chips
+        are P*(W - n*w) for its own w: w = (P*W - net) / (P*n)."""
+        n, pay = self.num_players, WRONG_CLOSE_PAYMENT
+        net = self.net_by_reason
+        wrong = (pay * self.close_wrong[:, None] - net[:, :, K.R_WRONG_CLOSE]) // (pay * n)
+        right = (net[:, :, K.R_CLOSE] > 0).astype(np.int64)
+        return right, wrong
+
+
+@njit(cache=True)
+def _compute_masks(T, S, A, MASK, LEGAL, n):
+    for b in range(T.shape[0]):
+        K.compute_mask(T, S, A, MASK, LEGAL, b, n)

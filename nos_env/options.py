@@ -1,4 +1,7 @@
-"""Checks of the arguments the engines, environments and the fast engine share (clear errors, one place).
+"""The options of the engines and environments, and the checks of every argument they share.
+
+:class:`Options` (the reference engine's D12/D16 options) and ``DEFAULT_CHIPS`` live here beside
+the checks (clear errors, one place).
 
 Every check raises ``ValueError`` naming the argument, what it got and what is allowed, and
 none of them converts: ``1.5`` chips, ``"500"`` chips or a seed of ``"7"`` are refused, not
@@ -25,7 +28,12 @@ chips since the episode or hand began) within +-1.3e9, inside int32 (+-2.1e9).
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields
+
 import numpy as np
+
+#: Chips every seat starts an episode (a session, a hand) with, unless told otherwise.
+DEFAULT_CHIPS = 500
 
 #: Chips may enter an episode within +-CHIP_LIMIT.
 CHIP_LIMIT = 5 * 10**8
@@ -108,13 +116,86 @@ def check_chips_in_guard(chips, what: str) -> None:
                             f"wrap (nos_env/options.py)")
 
 
-def check_options(hands_per_episode=1, illegal_action="raise", starting_chips=0, **scales) -> None:
-    """Raise ``ValueError`` naming the first bad option; ``scales`` are positive numbers."""
-    check_int("hands_per_episode", hands_per_episode, 1, MAX_HANDS_PER_EPISODE)
-    if not isinstance(illegal_action, str) or illegal_action not in ("raise", "penalty"):
-        raise ValueError(f"illegal_action must be 'raise' or 'penalty', got {illegal_action!r}")
-    check_chip("starting_chips", starting_chips)
-    for name, value in scales.items():
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)) \
-                or not np.isfinite(value) or value <= 0:
-            raise ValueError(f"{name} must be a positive finite number, got {value!r}")
+#: D16: what an illegal action does (raise IllegalActionError, or charge the penalty and ask again).
+ILLEGAL_ACTIONS = ("raise", "penalty")
+
+
+def check_choice(name: str, value: object, allowed: tuple[str, ...]) -> str:
+    """One of the texts ``allowed`` (no other type is converted)."""
+    if not isinstance(value, str) or value not in allowed:
+        raise ValueError(f"{name} must be {' or '.join(repr(a) for a in allowed)}, got {value!r}")
+    return value
+
+
+def check_scale(name: str, value: object) -> float:
+    """A positive finite number, as a float (reward and chip scales; bools are refused)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or not np.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
+    return float(value)
+
+
+@dataclass(frozen=True)
+class Options:
+    """Engine options.
+
+    auto_forced (D12): apply decisions that have exactly one legal action
+        (forced draws, forced passes, the set after a drawn set tile, ...)
+        automatically. The results are the same either way.
+    illegal (D16): ``"raise"`` (default) raises :class:`IllegalActionError`
+        and leaves the hand unchanged; ``"penalty"`` charges the actor 40 to
+        every other player and asks him again.
+    """
+
+    auto_forced: bool = False
+    illegal: str = "raise"
+
+    def __post_init__(self):
+        check_bool("Options.auto_forced", self.auto_forced)
+        check_choice("Options.illegal", self.illegal, ILLEGAL_ACTIONS)
+
+
+@dataclass(frozen=True)
+class TableOptions:
+    """The options of a table of Nos, checked once: what ``FastTables``, ``vector_env()`` and the
+    AEC environment (``nos_env.env()``, both backends) share.
+
+    The three constructors keep their keyword arguments (and take their defaults from here); each
+    builds a ``TableOptions`` from them, so the checks, their messages and the normalised values
+    are written once. Construction checks every field (``ValueError`` naming the option, what it
+    got and what is allowed) and stores plain Python values; ``first_hand_rule=None`` becomes
+    ``hands_per_episode > 1`` (sessions start with the first-hand rule, single hands do not).
+    """
+
+    hands_per_episode: int = 1
+    first_hand_rule: bool | None = None
+    starting_chips: int = DEFAULT_CHIPS
+    illegal_action: str = "raise"  # D16: ILLEGAL_ACTIONS
+    auto_forced: bool = False  # D12
+    chip_scale: float = 100.0  # observations show chips divided by this
+
+    def __post_init__(self):
+        # Checked in this order, so the first bad option is the one named; frozen, hence __setattr__.
+        put = object.__setattr__
+        put(self, "hands_per_episode", check_int("hands_per_episode", self.hands_per_episode, 1,
+                                                 MAX_HANDS_PER_EPISODE))
+        put(self, "illegal_action", check_choice("illegal_action", self.illegal_action, ILLEGAL_ACTIONS))
+        put(self, "starting_chips", check_chip("starting_chips", self.starting_chips))
+        put(self, "chip_scale", check_scale("chip_scale", self.chip_scale))
+        put(self, "first_hand_rule", self.hands_per_episode > 1 if self.first_hand_rule is None
+            else check_bool("first_hand_rule", self.first_hand_rule))
+        put(self, "auto_forced", check_bool("auto_forced", self.auto_forced))
+
+    @property
+    def penalty(self) -> bool:
+        """Illegal actions are charged (D16 penalty mode), not raised."""
+        return self.illegal_action == "penalty"
+
+    @property
+    def engine_options(self) -> Options:
+        """The reference engine's options for these tables."""
+        return Options(auto_forced=self.auto_forced, illegal=self.illegal_action)
+
+    def as_kwargs(self) -> dict:
+        """The options as keyword arguments (of ``FastTables``, ``vector_env()``, ``nos_env.env()``)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}

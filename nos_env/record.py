@@ -17,7 +17,8 @@ import json
 from pathlib import Path
 
 from .deal import Deal
-from .engine import Hand, Options
+from .engine import Hand
+from .options import Options
 from .tiles import tile_str
 
 FORMAT = "nos-hand-record/1"

@@ -13,9 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from .deal import Deal, check_num_players
-from .engine import DEFAULT_CHIPS, Hand, Options, Payment
-from .options import (HAND_CHIP_LIMIT, check_bool, check_chip, check_chips, check_int, check_seat, check_seed,
-                      is_integer)
+from .engine import Hand, Payment
+from .options import (DEFAULT_CHIPS, HAND_CHIP_LIMIT, Options, check_bool, check_chip, check_chips, check_int,
+                      check_seat, check_seed, is_integer)
 from .rng import SplitMix64
 
 

@@ -3,21 +3,32 @@
     venv = nos_env.vector_env(num_envs=1024, num_players=4, seed=0)
     obs, masks, current = venv.reset()
     while training:
-        actions = policy(obs, masks)                  # [B] action indices (encoding.py)
+        features = nos_env.decode_compact(obs)        # float32 [B, 1041], if the policy wants floats
+        actions = policy(features, masks)             # [B] action indices (encoding.py)
         obs, masks, current, rewards, terminated, infos = venv.step(actions)
 
-Shapes (B tables, D = 1041 observation values, A = 557 actions, n seats):
+Shapes (B tables, A = 557 actions, n seats):
 
-- ``obs`` float32 [B, D]: the observation of the seat to move at each table,
-  exactly as the AEC environment's (``encoding.py``). A new array each step,
-  unless ``copy_observations=False``: then it is a buffer the next step
-  overwrites (faster for large B; copy what you keep);
-- ``masks`` int8 [B, A]: its legal actions. This is a read-only view of the
-  engine's state, valid until the next call: copy it to keep it;
+- ``obs`` [B, D]: the observation of the seat to move at each table. By default
+  the compact encoding (``observation_dtype="uint8"``, D = 1084 bytes a row: every
+  feature in one byte at its float index, the chip features as int32 in the last
+  40 bytes; ``encoding.py`` documents it): ``decode_compact(obs, chip_scale)`` gives
+  the float32 observation [B, 1041] of the AEC environment, value for value.
+  ``observation_dtype="float32"`` returns that decoded form directly (D = 1041);
+- ``masks`` int8 [B, A]: its legal actions;
+- ``obs`` and ``masks`` are read-only views of the engine's buffers, **valid until the
+  next ``step``/``reset``** (no per-step copy: at B=4096 copying the observations costs
+  as much as stepping). Copy what you keep (``obs.copy()``), or pass
+  ``copy_observations=True`` to get a fresh ``obs`` array each step;
 - ``current`` int32 [B]: the seat to move;
 - ``rewards`` float32 [B, n]: every seat's chip change in this step, times
   ``reward_scale`` (zero-sum across a row);
 - ``terminated`` bool [B]: the table's episode ended with this step.
+
+Spaces (gymnasium conventions): ``single_observation_space`` (a Box of one row of the
+chosen dtype), ``single_action_space`` (``Discrete(557)``), ``single_action_mask_space``
+(``MultiBinary(557)``) and their batched forms ``observation_space``, ``action_space``
+(``MultiDiscrete``) and ``action_mask_space`` for B tables.
 
 Auto-reset: a table whose episode ends starts its next episode within the
 same ``step``. Its row of ``rewards`` holds the last step's chips (the final
@@ -49,11 +60,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from gymnasium import spaces
+from gymnasium.vector.utils import batch_space
+
 from .games import nos as K
 from .deal import Deal
-from .engine import DEFAULT_CHIPS
+from .encoding import COMPACT_DTYPE, NUM_ACTIONS
 from .fast_engine import FastTables
-from .options import check_bool, check_options, check_seed
+from .options import TableOptions, check_bool, check_scale, check_seed
 
 
 def vector_env(num_envs: int, num_players: int = 4, seed: int | None = None, **options) -> "NosVectorEnv":
@@ -67,24 +81,41 @@ class NosVectorEnv:
         num_envs: int,
         num_players: int = 4,
         seed: int | None = None,
-        hands_per_episode: int = 1,
-        first_hand_rule: bool | None = None,
-        starting_chips: int = DEFAULT_CHIPS,
-        illegal_action: str = "raise",
-        auto_forced: bool = False,
+        # The table options and their defaults are written once, in TableOptions (options.py);
+        # FastTables checks them.
+        hands_per_episode: int = TableOptions.hands_per_episode,
+        first_hand_rule: bool | None = TableOptions.first_hand_rule,
+        starting_chips: int = TableOptions.starting_chips,
+        illegal_action: str = TableOptions.illegal_action,
+        auto_forced: bool = TableOptions.auto_forced,
         reward_scale: float = 1.0,
-        chip_scale: float = 100.0,
-        copy_observations: bool = True,
+        chip_scale: float = TableOptions.chip_scale,
+        copy_observations: bool = False,
         num_threads: int | str | None = None,
+        observation_dtype: str = "uint8",
     ):
-        check_options(reward_scale=reward_scale)
+        reward_scale = check_scale("reward_scale", reward_scale)
         check_bool("copy_observations", copy_observations)
         self.tables = FastTables(num_envs, num_players, seed, hands_per_episode, first_hand_rule,
-                                 starting_chips, illegal_action, auto_forced, chip_scale, num_threads)
-        self.num_envs = self.tables.num_envs
+                                 starting_chips, illegal_action, auto_forced, chip_scale, num_threads,
+                                 observation_dtype)
+        self.num_envs = B = self.tables.num_envs
         self.num_players = self.tables.num_players
-        self.reward_scale = float(reward_scale)
+        self.reward_scale = reward_scale
         self.copy_observations = bool(copy_observations)
+        self.observation_dtype = self.tables.observation_dtype
+        self.chip_scale = self.tables.chip_scale
+        D = self.tables.observation_size
+        if self.observation_dtype == COMPACT_DTYPE:
+            self.single_observation_space = spaces.Box(0, 255, (D,), np.uint8)
+        else:
+            self.single_observation_space = spaces.Box(-np.inf, np.inf, (D,), np.float32)
+        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        self.single_action_mask_space = spaces.MultiBinary(NUM_ACTIONS)
+        self.observation_space = batch_space(self.single_observation_space, B)
+        self.action_space = batch_space(self.single_action_space, B)
+        self.action_mask_space = batch_space(self.single_action_mask_space, B)
+        self._obs = np.zeros((B, D), self.observation_dtype)  # reset()'s and observe()'s output
         self._needs_reset = True
 
     # ------------------------------------------------------------------ api
@@ -96,7 +127,7 @@ class NosVectorEnv:
         self.tables.reset_tables()
         self._needs_reset = False
         current = self.tables.current_player
-        return self.observe(current), self.masks, current
+        return self._read_only(self.tables.observe(current, self._obs)), self.masks, current
 
     def step(self, actions, observe: bool = True):
         """One action per table; returns (obs, masks, current, rewards, terminated, infos).
@@ -107,27 +138,33 @@ class NosVectorEnv:
             raise RuntimeError("call reset() before step()")
         observe = check_bool("observe", observe)
         rewards, terminated, final_chips, current, obs = self.tables.step(actions, observe=observe)
-        if obs is not None and self.copy_observations:
-            obs = obs.copy()
+        if obs is not None:
+            obs = obs.copy() if self.copy_observations else self._read_only(obs)
         n = self.num_players
         # final_chips rows are only written for finished tables: zero the others here.
         infos = {"final_chips": final_chips[:, :n] * terminated[:, None],
                  "hand_index": self.tables.T[:, K.T_HAND_INDEX].copy()}
-        rewards = rewards[:, :n].astype(np.float32) * self.reward_scale
+        # (into a fresh array: rewards are small, and callers keep them in their buffers)
+        rewards = np.multiply(rewards[:, :n], np.float32(self.reward_scale), dtype=np.float32)
         return obs, self.masks, current.copy(), rewards, terminated.copy(), infos
+
+    @staticmethod
+    def _read_only(array: np.ndarray) -> np.ndarray:
+        view = array.view()
+        view.flags.writeable = False
+        return view
 
     @property
     def masks(self) -> np.ndarray:
-        view = self.tables.MASK.view()
-        view.flags.writeable = False
-        return view
+        """int8 [B, A]: the legal actions of the seat to move (a read-only view, valid until the next step)."""
+        return self._read_only(self.tables.MASK)
 
     @property
     def current_player(self) -> np.ndarray:
         return self.tables.current_player
 
     def observe(self, seats) -> np.ndarray:
-        """Observations [B, D] of any seat at every table (``seats`` [B])."""
+        """Observations [B, D] of any seat at every table (``seats`` [B]): a new array."""
         return self.tables.observe(seats)
 
     def load_deal(self, b: int, deal: Deal, on_set: int | None = None, chips: list[int] | None = None,

@@ -4,7 +4,8 @@ from pathlib import Path
 import pytest
 
 from nos_env.deal import Deal
-from nos_env.engine import Hand, Options
+from nos_env.engine import Hand
+from nos_env.options import Options
 from nos_env.tiles import ALL_TILES
 
 ROOT = Path(__file__).resolve().parent.parent

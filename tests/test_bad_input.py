@@ -19,7 +19,8 @@ from nos_env.games import nos as K
 from nos_env.actions import parse_action
 from nos_env.deal import Deal
 from nos_env.encoding import NUM_ACTIONS, action_to_index
-from nos_env.engine import Hand, IllegalActionError, Options, new_hand
+from nos_env.engine import Hand, IllegalActionError, new_hand
+from nos_env.options import Options
 from nos_env.fast_engine import ARRAYS, FastTables
 from nos_env.announcements import parse_announcement
 from nos_env.options import CHIP_GUARD, CHIP_LIMIT, MAX_HANDS_PER_EPISODE

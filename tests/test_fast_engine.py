@@ -13,7 +13,8 @@ from nos_env.games import nos as K
 from nos_env.kernels import bits, core
 from nos_env.deal import Deal
 from nos_env.differential import run
-from nos_env.encoding import NUM_ACTIONS, OBSERVATION_SIZE, action_to_index, encode_observation, legal_mask
+from nos_env.encoding import (COMPACT_SIZE, NUM_ACTIONS, OBSERVATION_SIZE, action_to_index, decode_compact,
+                              encode_observation, legal_mask)
 from nos_env.engine import IllegalActionError
 from nos_env.fast_engine import PARALLEL_FROM, FastTables
 from nos_env.record import start_from_record
@@ -137,34 +138,60 @@ def test_sessions_agree_with_the_reference_environment(n):
 
 
 # ---------------------------------------------------------- vector API
-def test_vector_shapes_and_readonly_masks():
-    venv = nos_env.vector_env(16, num_players=5, seed=0)
+@pytest.mark.parametrize("dtype, width", [("uint8", COMPACT_SIZE), ("float32", OBSERVATION_SIZE)])
+def test_vector_shapes_spaces_and_readonly_buffers(dtype, width):
+    kwargs = {} if dtype == "uint8" else {"observation_dtype": dtype}  # uint8 is the default
+    venv = nos_env.vector_env(16, num_players=5, seed=0, **kwargs)
     obs, masks, current = venv.reset()
-    assert obs.shape == (16, OBSERVATION_SIZE) and obs.dtype == np.float32
+    assert obs.shape == (16, width) and obs.dtype == np.dtype(dtype)
     assert masks.shape == (16, NUM_ACTIONS) and masks.dtype == np.int8
     assert current.shape == (16,) and ((current >= 0) & (current < 5)).all()
-    with pytest.raises(ValueError):
-        masks[0, 0] = 1
+    assert venv.single_observation_space.shape == (width,) and venv.single_observation_space.dtype == np.dtype(dtype)
+    assert venv.observation_space.shape == (16, width) and venv.observation_space.contains(np.array(obs))
+    assert venv.single_action_space.n == NUM_ACTIONS
+    assert venv.action_space.shape == (16,) and list(venv.action_space.nvec) == [NUM_ACTIONS] * 16
+    assert venv.action_mask_space.shape == (16, NUM_ACTIONS) and venv.action_mask_space.contains(np.array(masks))
+    for view in (obs, masks):  # read-only views of the engine's buffers
+        with pytest.raises(ValueError):
+            view[0, 0] = 1
     actions = np.array([np.flatnonzero(m)[0] for m in masks])
-    obs, masks, current, rewards, terminated, infos = venv.step(actions)
-    assert rewards.shape == (16, 5) and terminated.shape == (16,)
+    kept = obs.copy()
+    obs2, masks, current, rewards, terminated, infos = venv.step(actions)
+    assert rewards.shape == (16, 5) and terminated.shape == (16,) and rewards.dtype == np.float32
     np.testing.assert_allclose(rewards.sum(axis=1), 0)
-    assert venv.step(np.array([np.flatnonzero(m)[0] for m in masks]), observe=False)[0] is None
+    assert np.shares_memory(obs2, venv.tables.step(np.array([np.flatnonzero(m)[0] for m in masks]))[4])
+    assert not np.array_equal(kept, obs2)  # the positions moved on
+    assert venv.step(np.array([np.flatnonzero(m)[0] for m in venv.masks]), observe=False)[0] is None
 
 
-def test_vector_observations_are_the_reference_observations():
-    venv = nos_env.vector_env(8, num_players=4, seed=9)
+def test_copy_observations_gives_a_fresh_array_each_step():
+    venv = nos_env.vector_env(4, num_players=4, seed=1, copy_observations=True)
+    _, masks, _ = venv.reset()
+    first = venv.step(np.array([np.flatnonzero(m)[0] for m in masks]))[0]
+    kept = first.copy()
+    venv.step(np.array([np.flatnonzero(m)[0] for m in venv.masks]))
+    np.testing.assert_array_equal(first, kept)  # not overwritten by the next step
+    first[0, 0] = 7  # and writable: it is the caller's
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "float32"])
+def test_vector_observations_are_the_reference_observations(dtype):
+    venv = nos_env.vector_env(8, num_players=4, seed=9, hands_per_episode=2, observation_dtype=dtype)
+    as_float = (lambda o: decode_compact(np.asarray(o))) if dtype == "uint8" else np.asarray
     obs, masks, current = venv.reset()
     rng = np.random.default_rng(0)
-    for _ in range(30):
+    for _ in range(60):
+        reference = [venv.tables.reference_hand(b) for b in range(8)]
+        starts = venv.tables.S[:, :4, K.S_CHIPS_EPISODE]
         for b in range(8):
-            hand = venv.hand(b)
-            np.testing.assert_array_equal(obs[b], encode_observation(hand, int(current[b])))
-            np.testing.assert_array_equal(masks[b], legal_mask(hand))
+            np.testing.assert_array_equal(as_float(obs)[b], encode_observation(
+                reference[b], int(current[b]), chips_reference=[int(c) for c in starts[b]]))
+            np.testing.assert_array_equal(masks[b], legal_mask(reference[b]))
         seats = rng.integers(0, 4, 8)
-        any_seat = venv.observe(seats)
+        any_seat = as_float(venv.observe(seats))
         for b in range(8):
-            np.testing.assert_array_equal(any_seat[b], encode_observation(venv.hand(b), int(seats[b])))
+            np.testing.assert_array_equal(any_seat[b], encode_observation(
+                reference[b], int(seats[b]), chips_reference=[int(c) for c in starts[b]]))
         actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
         obs, masks, current, *_ = venv.step(actions)
 

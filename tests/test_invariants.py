@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from nos_env.actions import format_action, parse_action
-from nos_env.engine import Options, new_hand
+from nos_env.engine import new_hand
+from nos_env.options import Options
 from nos_env.record import hand_record, replay
 from nos_env.tiles import ALL_TILES
 

@@ -29,7 +29,8 @@ import pytest
 from conftest import through_forced_windows
 
 from nos_env.deal import Deal
-from nos_env.engine import Hand, IllegalActionError, Options, new_hand
+from nos_env.engine import Hand, IllegalActionError, new_hand
+from nos_env.options import Options
 from nos_env.session import Session
 from nos_env.tiles import ALL_TILES, is_double, parse_tile, tile_str
 

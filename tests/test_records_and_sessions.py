@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from conftest import load_vector, vector_hand
-from nos_env.engine import Options, new_hand
+from nos_env.engine import new_hand
+from nos_env.options import Options
 from nos_env.record import RecordMismatch, hand_record, load, playthrough, replay, save
 from nos_env.session import Session
 

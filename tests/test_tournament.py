@@ -8,7 +8,7 @@ import pytest
 import nos_env
 from agents import AGENTS, make_agent
 from agents.base import BatchContext
-from agents.tournament import TournamentResult, closings_by_seat, label_agents, main, mean_ci, run_tournament
+from agents.tournament import TournamentResult, label_agents, main, mean_ci, run_tournament
 from nos_env.games import nos as K
 from nos_env.encoding import index_to_action
 
@@ -60,7 +60,7 @@ def test_mean_ci_and_labels():
 
 
 def test_closing_attribution_matches_the_reference_ledger():
-    """closings_by_seat recovers each seat's closings exactly (checked on real hands)."""
+    """EpisodeStats.closings_by_seat recovers each seat's closings exactly (checked on real hands)."""
     venv = nos_env.vector_env(64, num_players=4, seed=11)
     obs, masks, current = venv.reset()
     rng = np.random.default_rng(0)
@@ -72,7 +72,7 @@ def test_closing_attribution_matches_the_reference_ledger():
         for b in np.flatnonzero(terminated):
             hand = before[b]
             hand.step(index_to_action(int(actions[b]), hand))
-            right, wrong = closings_by_seat(venv.tables.final_stats[b], 4)
+            right, wrong = (x[0] for x in venv.tables.episode_stats([b]).closings_by_seat())
             want_wrong = [sum(1 for e in hand.events if e.seat == s and any(p.reason == "wrong_close" for p in e.payments)) for s in range(4)]
             want_right = [int(any(p.reason == "close" and p.payee == s for p in hand.ledger)) for s in range(4)]
             assert list(wrong) == want_wrong and list(right) == want_right

@@ -20,8 +20,8 @@ from agents.tournament import run_tournament
 from nos_env.encoding import NUM_ACTIONS, OBSERVATION_SIZE
 from train.cli import main as train_main
 from train.config import ConfigError, TrainConfig, from_dict, load_config
-from train.model_agent import ModelAgent, PolicyAgent
-from train.policy import FastMaskedCategorical, NosPolicy
+from agents.model import ModelAgent, PolicyAgent
+from agents.policy import FastMaskedCategorical, NosPolicy
 
 ROOT = Path(__file__).resolve().parent.parent
 

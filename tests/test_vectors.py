@@ -12,7 +12,7 @@ import json
 import pytest
 
 from conftest import VECTOR_NAMES, VECTORS, accepted_tiles, load_vector, vector_hand
-from nos_env.engine import Options
+from nos_env.options import Options
 
 def replay_steps(vector, options=None):
     """Yield (index, step, hand) after each vector step has been applied and checked."""

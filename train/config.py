@@ -40,7 +40,7 @@ class EnvConfig:
     learner_seat: Any = "rotate"  # "rotate" or a fixed seat number
     reward_scale: float = 0.01  # reward = chips * reward_scale
     auto_forced: bool = True  # D12: decisions with one legal action are applied, not asked
-    tactics_hint: bool = False  # append Tactics' choice to the observation (train.policy)
+    tactics_hint: bool = False  # append Tactics' choice to the observation (agents/policy.py)
     num_threads: Any = "auto"  # the fast engine's threads: "auto" or 1..NUMBA_NUM_THREADS (nos_env/threads.py)
 
 

@@ -6,9 +6,8 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
+from agents.model import PolicyAgent
 from agents.tournament import run_tournament
-
-from .model_agent import PolicyAgent
 
 #: Evaluations use their own deals, the same at every evaluation, so the curve compares like with like.
 EVAL_SEED = 1_000_003

@@ -62,7 +62,7 @@ def final_report(config: TrainConfig, policy, run_dir: Path, training_seconds: f
             rows.append(row)
     best = run_dir / "best_model.zip"
     if config.eval.final_deals > 0 and best.exists():
-        from .model_agent import load_policy
+        from agents.model import load_policy
 
         row = evaluate(load_policy(best), config.eval.opponent, config.eval.final_deals, n, seed=EVAL_SEED + 1,
                        num_threads=config.env.num_threads)

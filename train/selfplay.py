@@ -7,10 +7,13 @@ table:
 
 1. the learner's actions are applied;
 2. the opponents are stepped, tables in parallel (a table whose learner is to
-   move waits, ``fast_kernels.IDLE``), until the learner is to move again at
+   move waits, ``FastTables.IDLE``), until the learner is to move again at
    every table;
 3. the reward is the learner's own chip change over that span, times
    ``reward_scale``: its own seat's payments only, never an opponent's.
+
+Steps 1 and 2 go through the shared play loop (``agents.play_loop.PlayLoop``, the one
+tournaments and the announcement research use), with the learner's rows left idle.
 
 Episodes are one hand (or ``hands_per_episode`` hands, a session). When a
 table's episode ends inside a span, ``dones[b]`` is True, the reward holds the
@@ -32,7 +35,7 @@ learner at (b + k) mod n, so every seat, the one on set included, is played.
 Observations are the learner's, as the AEC environment encodes them
 (``nos_env.encoding``, 1,041 floats). With ``tactics_hint`` the index of the
 Tactics agent's choice in the same position is appended as one more float
-(see ``train.policy.NosPolicy``; in a terminal observation it is 0). ``action_masks()`` (and so
+(see ``agents.policy.NosPolicy``; in a terminal observation it is 0). ``action_masks()`` (and so
 ``env_method("action_masks")``, as sb3-contrib's MaskablePPO asks) returns the
 batch's masks, bool [B, 557].
 
@@ -52,8 +55,8 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
-from agents.base import Agent, BatchContext
-from nos_env.games import nos as K
+from agents.base import Agent
+from agents.play_loop import PlayLoop
 from nos_env.encoding import NUM_ACTIONS, OBSERVATION_SIZE
 from nos_env.fast_engine import FastTables
 
@@ -122,7 +125,7 @@ class SelfPlayVecEnv(VecEnv):
             raise ValueError(f"learner_seat must be 'rotate' or a seat 0..{num_players - 1}, got {learner_seat!r}")
         if not reward_scale > 0:
             raise ValueError(f"reward_scale must be positive, got {reward_scale}")
-        self.tables = FastTables(num_envs, num_players, seed, **table_options)
+        self.tables = FastTables(num_envs, num_players, seed, observation_dtype="float32", **table_options)
         self.pool = opponents
         self.n = self.tables.num_players
         self.learner_seat_mode = learner_seat
@@ -141,7 +144,9 @@ class SelfPlayVecEnv(VecEnv):
         self.learner = np.zeros(B, np.int64)  # the learner's seat at each table
         self.opponent_of = np.zeros((B, self.n), np.int64)  # pool index per seat (learner's seat unused)
         self.episodes = np.zeros(B, np.int64)  # finished episodes per table
-        self._obs = np.zeros((B, OBSERVATION_SIZE), np.float32)  # seat to move's view, every table
+        # The opponents play through the shared loop; the learner's rows wait (IDLE). Its obs is the
+        # seat to move's view at every table, the learner's where the learner is to move.
+        self._loop = PlayLoop(self.tables, self.pool.agents, self.opponent_of, rest="idle", autoreset=False)
         self._carry = np.zeros(B, np.float64)  # chips owed to the next step (after an end in a span)
         self._episode_chips = np.zeros(B, np.float64)
         self._episode_decisions = np.zeros(B, np.int64)
@@ -159,17 +164,10 @@ class SelfPlayVecEnv(VecEnv):
         self._episode_chips[rows] = 0.0
         self._episode_decisions[rows] = 0
 
-    def _observe_rows(self, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
-        t = self.tables
-        out = np.zeros((len(rows), OBSERVATION_SIZE), np.float32)
-        K.observe_batch(t.T[rows], t.S[rows], t.A[rows], t.L[rows], self.n, seats.astype(np.int64), out,
-                        t.chip_scale)
-        return out
-
     def _finish(self, rows: np.ndarray, infos: list[dict], final_chips: np.ndarray) -> None:
         """Episodes ended at ``rows`` (tables not reset yet): fill their infos, start the next ones."""
-        terminal = self._observe_rows(rows, self.learner[rows])
-        starting = self.tables.S[rows, : self.n, K.S_CHIPS_EPISODE]
+        terminal = self.tables.observe_rows(rows, self.learner[rows])
+        starting = self.tables.episode_start_chips[rows]
         for i, b in enumerate(rows):
             ended = {"terminal_observation": self._with_hint_rows(terminal[i : i + 1], None)[0],
                      "episode": {"r": float(self._episode_chips[b]), "l": int(self._episode_decisions[b])},
@@ -185,7 +183,7 @@ class SelfPlayVecEnv(VecEnv):
         self.episodes[rows] += 1
         self.tables.reset_tables(rows)
         self._begin(rows)
-        self._obs[rows] = self._observe_rows(rows, self.tables.T[rows, K.T_TO_MOVE])
+        self._loop.refresh(rows)
 
     def _with_hint_rows(self, obs: np.ndarray, masks: np.ndarray | None) -> np.ndarray:
         if not self.tactics_hint:
@@ -197,31 +195,24 @@ class SelfPlayVecEnv(VecEnv):
 
     def _play_opponents(self, infos: list[dict], done: np.ndarray) -> None:
         """Step the opponents until the learner is to move at every table."""
-        t = self.tables
-        B = self.num_envs
-        rows_all = np.arange(B)
-        actions = np.full(B, K.IDLE, np.int64)
-        for _ in range(MAX_OPPONENT_STEPS):
-            current = t.T[:, K.T_TO_MOVE].astype(np.int64)
-            waiting = current != self.learner
-            if not waiting.any():
-                return
-            actions.fill(K.IDLE)
-            agent_of = self.opponent_of[rows_all, np.where(waiting, current, 0)]
-            for k in np.unique(agent_of[waiting]):
-                rows = np.flatnonzero(waiting & (agent_of == k))
-                context = BatchContext(tables=t, table_index=rows, seats=current[rows])
-                actions[rows] = self.pool.agents[k].act_batch(self._obs[rows], t.MASK[rows], context)
-            ended_before = done.copy()
-            rewards, terminated, final_chips, _, obs = t.step(actions, observe=True, autoreset=False,
-                                                             allow_idle=True)
-            self._obs[waiting] = obs[waiting]
-            self._account(rewards, ended_before)
-            ended = np.flatnonzero(terminated)
+        learner = self.learner
+
+        def ask():
+            waiting = self.tables.current_player != learner
+            self._ended_before = done.copy()
+            return waiting if waiting.any() else None
+
+        def after(step) -> None:
+            self._account(step.rewards, self._ended_before)
+            ended = np.flatnonzero(step.terminated)
             if len(ended):
                 done[ended] = True
-                self._finish(ended, infos, final_chips)
-        raise RuntimeError("opponents made more than MAX_OPPONENT_STEPS decisions in one span")
+                self._finish(ended, infos, step.final_chips)
+
+        try:
+            self._loop.run(ask, after, max_steps=MAX_OPPONENT_STEPS)
+        except RuntimeError as exc:
+            raise RuntimeError("opponents made more than MAX_OPPONENT_STEPS decisions in one span") from exc
 
     def _account(self, rewards: np.ndarray, ended_before: np.ndarray) -> None:
         """Credit the learner's own seat: to this step, or to the next after an end in this span."""
@@ -245,7 +236,7 @@ class SelfPlayVecEnv(VecEnv):
         self.episodes[:] = 0
         rows = np.arange(self.num_envs)
         self._begin(rows)
-        self._obs[:] = self._observe_rows(rows, self.tables.T[:, K.T_TO_MOVE])
+        self._loop.refresh()
         self._carry[:] = 0.0
         self._span = np.zeros(self.num_envs, np.float64)
         infos = [{} for _ in range(self.num_envs)]
@@ -263,30 +254,28 @@ class SelfPlayVecEnv(VecEnv):
     def step_wait(self):
         if not self._started:
             raise RuntimeError("call reset() before step()")
-        t = self.tables
         B = self.num_envs
         infos: list[dict[str, Any]] = [{} for _ in range(B)]
         done = np.zeros(B, bool)
         self._span = self._carry.copy()
         self._carry[:] = 0.0
         self._episode_decisions += 1
-        rewards, terminated, final_chips, _, obs = t.step(self._actions, observe=True, autoreset=False)
-        self._obs[:] = obs
-        self._account(rewards, done)
-        ended = np.flatnonzero(terminated)
+        step = self._loop.step(self._actions, allow_idle=False)  # the learner acts at every table
+        self._account(step.rewards, done)
+        ended = np.flatnonzero(step.terminated)
         if len(ended):
             done[ended] = True
-            self._finish(ended, infos, final_chips)
+            self._finish(ended, infos, step.final_chips)
         self._play_opponents(infos, done)
         reward = (self._span * self.reward_scale).astype(np.float32)
         return self._observation(), reward, done, infos
 
     def _observation(self) -> np.ndarray:
-        return self._with_hint_rows(self._obs.copy(), self.tables.MASK)
+        return self._with_hint_rows(self._loop.obs.copy(), self.tables.masks)
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions at every table, bool [B, 557]."""
-        return self.tables.MASK.astype(bool)
+        return self.tables.masks.astype(bool)
 
     def close(self) -> None:
         pass

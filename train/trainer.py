@@ -30,13 +30,13 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.logger import configure
 from torch import nn
 
+from agents.model import PolicyAgent, load_model
+from agents.policy import NosPolicy
 from agents.registry import make_agent
 
 from .buffer import CompactMaskableRolloutBuffer
 from .config import TrainConfig
 from .evaluation import append_csv, evaluate, read_csv
-from .model_agent import PolicyAgent
-from .policy import NosPolicy
 from .report import final_report
 from .selfplay import OpponentPool, SelfPlayVecEnv
 
@@ -272,7 +272,8 @@ def train(config: TrainConfig, resume: bool = False, progress: bool = True) -> d
     marks = {}
     if resume:
         state = json.loads(state_file.read_text())
-        model = MaskablePPO.load(run_dir / "checkpoints" / Path(state["checkpoint"]).name, env=env, device="cpu")
+        # load_model: checkpoints saved while NosPolicy lived in train/policy.py load too
+        model = load_model(run_dir / "checkpoints" / Path(state["checkpoint"]).name, env=env, device="cpu")
         # New random streams from here on (deals, opponents, sampling), not a replay of the first launch's.
         model.set_random_seed(config.run.seed + model.num_timesteps)
         snapshots.restore(state["snapshots"], model.policy)

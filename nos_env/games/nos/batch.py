@@ -107,7 +107,7 @@ def _observe_row(T, S, A, L, b, n, seat, obs, chip_scale):
         encode(T, S, A, L, b, n, seat, obs[b], chip_scale)
     else:  # a finished table without autoreset: nobody is to move
         for i in range(obs.shape[1]):
-            obs[b, i] = 0.0
+            obs[b, i] = 0
 
 
 @njit(**KERNEL)

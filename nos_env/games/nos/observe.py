@@ -6,9 +6,11 @@ rules, locks and needs come from the rule kernels (``kernels.py``).
 
 from __future__ import annotations
 
-from numba import njit
+import numpy as np
+from numba import njit, types
+from numba.core.extending import overload
 
-from ...encoding import MAX_ARMS, MAX_SEATS, OBSERVATION_LAYOUT
+from ...encoding import COMPACT_CHIPS_AT, MAX_ARMS, MAX_SEATS, OBSERVATION_LAYOUT
 from ...kernels.bits import low_bit as _low_bit, popcount as _popcount
 from ...kernels.core import KERNEL, rel as _rel
 from .kernels import (
@@ -92,6 +94,29 @@ O_CLAIM_ARM, O_CLAIM_SEAT, O_BONE, O_BONE_DRAW = (_O["claim_arm"], _O["claim_sea
 
 
 # ------------------------------------------------------------- observation
+def _put_chips(obs, slot, k, value, chip_scale):
+    """Write chip feature ``k`` (0..9: seat_chips then seat_hand_payments) at float slot ``slot``:
+    ``value / chip_scale`` there in a float32 row, ``value`` as int32 in a compact row's tail
+    (encoding.COMPACT_CHIPS_AT). numba picks the body by the row's dtype when it compiles."""
+
+
+@overload(_put_chips, inline="always")
+def _put_chips_typed(obs, slot, k, value, chip_scale):
+    if obs.dtype == types.uint8:
+        def compact(obs, slot, k, value, chip_scale):
+            v = np.uint32(np.int32(value))  # two's complement, little-endian bytes
+            at = COMPACT_CHIPS_AT + 4 * k
+            obs[at] = v & 0xFF
+            obs[at + 1] = (v >> 8) & 0xFF
+            obs[at + 2] = (v >> 16) & 0xFF
+            obs[at + 3] = v >> 24
+        return compact
+
+    def decoded(obs, slot, k, value, chip_scale):
+        obs[slot] = value / chip_scale
+    return decoded
+
+
 @njit(**KERNEL, inline="always")
 def _write_bits(obs, start, bits):
     """A one at obs[start + i] for each set bit i of bits."""
@@ -102,9 +127,10 @@ def _write_bits(obs, start, bits):
 
 @njit(**KERNEL)
 def encode(T, S, A, L, b, n, seat, obs, chip_scale):
-    """encoding.encode_observation for one table, written into obs (zeroed here)."""
+    """encoding.encode_observation for one table, written into obs (zeroed here): a float32 row
+    (OBSERVATION_SIZE) or a compact uint8 row (COMPACT_SIZE, encoding.py), one body for both."""
     for i in range(obs.shape[0]):
-        obs[i] = 0.0
+        obs[i] = 0
     phase = T[b, T_PHASE]
     obs[O_NUM_PLAYERS + n - 3] = 1
     obs[O_PHASE + phase] = 1
@@ -167,8 +193,8 @@ def encode(T, S, A, L, b, n, seat, obs, chip_scale):
             for d in range(7):
                 if (face_up >> DOUBLE_OF[d]) & 1:
                     obs[O_FACEUP + r * 7 + d] = 1
-        obs[O_CHIPS + r] = (S[b, s, S_CHIPS] - S[b, s, S_CHIPS_EPISODE]) / chip_scale
-        obs[O_HPAY + r] = (S[b, s, S_CHIPS] - S[b, s, S_CHIPS_HAND]) / chip_scale
+        _put_chips(obs, O_CHIPS + r, r, S[b, s, S_CHIPS] - S[b, s, S_CHIPS_EPISODE], chip_scale)
+        _put_chips(obs, O_HPAY + r, MAX_SEATS + r, S[b, s, S_CHIPS] - S[b, s, S_CHIPS_HAND], chip_scale)
         _write_bits(obs, O_PASSED_ON + r * 7, S[b, s, S_PASSED_ON])
         _write_bits(obs, O_DREW_ON + r * 7, S[b, s, S_DREW_ON])
         _write_bits(obs, O_PASSED_T + r * NT, S[b, s, S_PASSED_TILES])

@@ -13,18 +13,28 @@ that action's logit, ``w`` a learned scalar that starts at
 network starts close to Tactics' play and learns where to
 depart from it. The hint is computed from the observation alone, so the
 policy sees no more than its seat may (D17). Only the actor reads the hint.
+
+It lives in ``agents/`` (it was ``train/policy.py``) because a saved model needs it to play:
+``agents.model`` loads models with it, and ``train/`` builds new ones from it. Importing this
+module needs the ``train`` extra (torch, sb3-contrib); without it the import stops with
+:class:`nos_env.extras.MissingExtraError`, which names the extra. ``agents`` itself never imports
+it until a trained model is asked for.
 """
 
 from __future__ import annotations
 
-import torch as th
-from gymnasium import spaces
-from sb3_contrib.common.maskable.distributions import MaskableCategoricalDistribution
-from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-from stable_baselines3.common.torch_layers import BaseFeaturesExtractor, MlpExtractor
-from torch import nn
+from nos_env.extras import require
 
-from nos_env.encoding import NUM_ACTIONS, OBSERVATION_SIZE
+require("train", "the trained-model policy (agents/policy.py)", ("torch", "stable_baselines3", "sb3_contrib"))
+
+import torch as th  # noqa: E402  (after the check above, so a missing extra is named, not a traceback)
+from gymnasium import spaces
+from sb3_contrib.common.maskable.distributions import MaskableCategoricalDistribution  # noqa: E402
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy  # noqa: E402
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor, MlpExtractor  # noqa: E402
+from torch import nn  # noqa: E402
+
+from nos_env.encoding import NUM_ACTIONS, OBSERVATION_SIZE  # noqa: E402
 
 
 def hint_size(observation_space: spaces.Box) -> int:

@@ -1,0 +1,150 @@
+"""Trained policies as agents: :class:`PolicyAgent` and :class:`ModelAgent`.
+
+    agent = ModelAgent("runs/quick/model.zip")          # or make_agent("model:runs/quick/model.zip")
+    actions = agent.act_batch(obs, masks)                 # the agents.base interface
+
+They play any seat of the fast engine, the tournament harness and the AEC
+environment (``agent.act(obs["observation"], obs["action_mask"])``). A policy
+trained with the Tactics hint computes the hint itself, from the observation
+alone, as the training environment did.
+
+``deterministic=True`` (the default, for evaluation) plays the most probable
+legal action; ``False`` samples from the policy with the agent's own seeded
+generator (self-play opponents do this, for variety).
+
+This module (it was ``train/model_agent.py``) and :mod:`agents.policy` are all a saved model
+needs to play, so ``agents`` never imports ``train``. Importing it needs the ``train`` extra
+(torch, sb3-contrib); :func:`agents.registry.make_agent` imports it only for ``model:PATH``.
+
+Models saved before the policy moved here pickle its old path, ``train.policy.NosPolicy``;
+:func:`load_model` gives them this module's :class:`~agents.policy.NosPolicy` instead, so they load
+without ``train`` (and ``train/`` keeps no alias).
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+from nos_env.extras import require
+
+require("train", "a trained model as an agent (agents/model.py)", ("torch", "stable_baselines3", "sb3_contrib"))
+
+import numpy as np  # noqa: E402  (after the check above, so a missing extra is named, not a traceback)
+import torch as th  # noqa: E402
+
+from nos_env.encoding import NUM_ACTIONS, OBSERVATION_SIZE  # noqa: E402
+
+from .base import Agent, BatchContext, float_observations  # noqa: E402
+from .policy import NosPolicy, hint_size  # noqa: E402
+from .tactics import TacticsAgent  # noqa: E402
+
+#: Modules that held NosPolicy when older models were saved (a model pickles its policy's path).
+MOVED_POLICY_MODULES = ("train.policy",)
+
+
+class PolicyAgent(Agent):
+    name = "model"
+
+    def __init__(self, policy, seed: int | None = 0, deterministic: bool = True, name: str | None = None):
+        super().__init__(seed)
+        self.policy = policy
+        self.policy.set_training_mode(False)
+        self.deterministic = bool(deterministic)
+        self.hint = hint_size(policy.observation_space)
+        self._tactics = TacticsAgent(seed=seed) if self.hint else None
+        if name:
+            self.name = name
+
+    def log_probabilities(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The policy's log-probabilities [B, 557] over each row's legal actions (-inf elsewhere);
+        ``obs`` float32 or compact uint8 (decoded first)."""
+        obs = np.asarray(obs)
+        obs = float_observations(obs) if obs.dtype == np.uint8 else obs.astype(np.float32, copy=False)
+        masks = np.asarray(masks) != 0
+        if obs.ndim != 2 or obs.shape[1] != OBSERVATION_SIZE or masks.shape != (obs.shape[0], NUM_ACTIONS):
+            raise ValueError(f"expected obs [B, {OBSERVATION_SIZE}] and masks [B, {NUM_ACTIONS}], "
+                             f"got {obs.shape} and {masks.shape}")
+        if self.hint:
+            hinted = self._tactics.act_batch(obs, masks).astype(np.float32)
+            obs = np.concatenate([obs, hinted[:, None]], axis=1)
+        with th.no_grad():
+            dist = self.policy.get_distribution(th.as_tensor(obs), action_masks=masks)
+            log_p = dist.log_p if hasattr(dist, "log_p") else th.log_softmax(dist.distribution.logits, dim=1)
+        log_p = log_p.numpy().astype(np.float64)
+        log_p[~masks] = -np.inf
+        return log_p
+
+    def act_batch(self, obs: np.ndarray, masks: np.ndarray, context: BatchContext | None = None) -> np.ndarray:
+        log_p = self.log_probabilities(obs, masks)
+        if not self.deterministic:  # Gumbel-max: a draw from the policy, from our own generator
+            log_p = log_p - np.log(-np.log(self.rng.random(log_p.shape).clip(1e-300, None)))
+        return log_p.argmax(axis=1).astype(np.int64)
+
+
+def _saved_policy_module(path: Path) -> str | None:
+    """The module a saved model's policy class was pickled from (SB3 writes it beside the pickle)."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            data = json.loads(archive.read("data"))
+        return data["policy_class"]["__module__"]
+    except (OSError, KeyError, TypeError, ValueError, zipfile.BadZipFile):
+        return None  # not a model SB3 could read either: MaskablePPO.load names the problem
+
+
+def _checked_model_path(path: str | Path) -> Path:
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no trained model at {str(path)!r}")
+    return path
+
+
+def _moved_policy(path: Path) -> dict:
+    """custom_objects for SB3's loaders: the moved NosPolicy for a model that pickled its old path."""
+    return {"policy_class": NosPolicy} if _saved_policy_module(path) in MOVED_POLICY_MODULES else {}
+
+
+def load_model(path: str | Path, **kwargs):
+    """A whole MaskablePPO model saved by ``python -m train`` (``kwargs`` go to ``MaskablePPO.load``),
+    e.g. to go on training it (``train/trainer.py`` resumes runs with it).
+
+    A model saved while NosPolicy was ``train.policy.NosPolicy`` is given ``agents.policy.NosPolicy``
+    (the same class, moved). Its rollout buffer class is ``train.buffer``'s, so this imports ``train``;
+    to play, :func:`load_policy` needs neither.
+    """
+    from sb3_contrib import MaskablePPO
+
+    path = _checked_model_path(path)
+    kwargs["custom_objects"] = {**(kwargs.get("custom_objects") or {}), **_moved_policy(path)}
+    return MaskablePPO.load(path, **kwargs)
+
+
+def load_policy(path: str | Path):
+    """The policy of a MaskablePPO model saved by ``python -m train``, on the CPU, ready to play.
+
+    Only the policy is built, as ``MaskablePPO.load`` builds it (its class, spaces and keyword
+    arguments as saved, then its weights, strictly): no rollout buffer, which a saved model names
+    by its ``train.buffer`` class and which playing never uses, so ``train`` is not imported.
+    """
+    from stable_baselines3.common.save_util import load_from_zip_file
+
+    path = _checked_model_path(path)
+    custom = {"rollout_buffer_class": None, **_moved_policy(path)}
+    data, params, _ = load_from_zip_file(path, device="cpu", custom_objects=custom)
+    # A constant learning rate: the policy's optimizer is built but never steps when it only plays.
+    policy = data["policy_class"](data["observation_space"], data["action_space"], lambda _: 0.0,
+                                  **data["policy_kwargs"])
+    policy.load_state_dict(params["policy"])
+    return policy.to("cpu")
+
+
+class ModelAgent(PolicyAgent):
+    """A saved model (``.zip``) as an agent."""
+
+    def __init__(self, path: str | Path, seed: int | None = 0, deterministic: bool = True, name: str = "model"):
+        self.path = Path(path)
+        super().__init__(load_policy(self.path), seed=seed, deterministic=deterministic, name=name)
+
+    def __repr__(self) -> str:
+        return f"ModelAgent({str(self.path)!r}, seed={self.seed}, deterministic={self.deterministic})"
