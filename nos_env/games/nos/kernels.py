@@ -36,8 +36,18 @@ from ...encoding import (
 from ...engine import CLOSE_PAYMENT, DECLARED_DOUBLES, NOS_PAYMENT, WRONG_CLOSE_PAYMENT
 from ...kernels.bits import low_bit as _low_bit, popcount as _popcount
 from ...kernels.core import INLINE, KERNEL, after as _after, allow as _allow, below as _below
-from ...kernels.tilesets import DOUBLE_SIX
-from ...tiles import ALL_TILES, MATADORS, TRIANGLE_MATADORS, count_value, double_value, is_double
+from ...tiles import (
+    ALL_TILES,
+    DOUBLE_INDEX,
+    DOUBLES_MASK,
+    MATADORS_MASK,
+    TILE_COUNT,
+    TILE_DOUBLE_VALUE,
+    TILE_HIGH,
+    TILE_IS_DOUBLE,
+    TILE_LOW,
+    TRIANGLE_MATADORS,
+)
 from .state import *  # noqa: F403 (the schema's column constants, phases, reasons, F_*)
 
 # The action encoding's play-index formula, compiled as encoding.py defines it (one definition).
@@ -45,12 +55,11 @@ _play_index = njit(**INLINE)(play_index)
 _play_parts = njit(**INLINE)(play_parts)
 
 # ------------------------------------------------------------------ tables
-TA, TB, IS_DOUBLE = DOUBLE_SIX.LOW, DOUBLE_SIX.HIGH, DOUBLE_SIX.IS_DOUBLE
-COUNT_VALUE = np.array([count_value(t) for t in ALL_TILES], np.int64)
-DOUBLE_VALUE = np.array([double_value(t) if is_double(t) else 0 for t in ALL_TILES], np.int64)
-DOUBLE_OF = DOUBLE_SIX.DOUBLE_OF  # tile index of [d-d]
-DOUBLES_MASK = DOUBLE_SIX.doubles_mask
-MATADORS_MASK = sum(1 << ALL_TILES.index(t) for t in MATADORS)
+# Per-tile tables, from tiles.py (one place; the tile order and pips from kernels/tilesets.py).
+TA, TB, IS_DOUBLE = TILE_LOW, TILE_HIGH, TILE_IS_DOUBLE
+COUNT_VALUE = TILE_COUNT  # section 1: [0-0] counts 14
+DOUBLE_VALUE = TILE_DOUBLE_VALUE  # sections 2, 6, 8: [0-0] is 7; 0 for a non-double
+DOUBLE_OF = DOUBLE_INDEX  # tile index of [d-d]
 # DECLARED[n, doubles]: what each other player pays (0: not eligible)
 DECLARED = np.zeros((6, 8), np.int64)
 for (_n, _d), _amount in DECLARED_DOUBLES.items():
