@@ -27,7 +27,7 @@ from .games.nos.state import SCHEMA
 from .deal import Deal, check_num_players
 from .encoding import NUM_ACTIONS, check_observation_dtype, index_to_action, legal_mask, observation_size
 from .engine import PHASES, WRONG_CLOSE_PAYMENT, Hand
-from .options import (CHIP_GUARD, Options, TableOptions, check_bool, check_chips, check_chips_in_guard, check_seed,
+from .options import (CHIP_GUARD, Options, TableOptions, check_chips, check_chips_in_guard, check_seed,
                       is_integer)
 from .rng import seed_state
 from .threads import PARALLEL_FROM, ThreadChoice, resolve

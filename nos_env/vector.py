@@ -63,7 +63,6 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector.utils import batch_space
 
-from .games import nos as K
 from .deal import Deal
 from .encoding import COMPACT_DTYPE, NUM_ACTIONS
 from .fast_engine import FastTables
@@ -141,11 +140,16 @@ class NosVectorEnv:
         if obs is not None:
             obs = obs.copy() if self.copy_observations else self._read_only(obs)
         n = self.num_players
-        # final_chips rows are only written for finished tables: zero the others here.
-        infos = {"final_chips": final_chips[:, :n] * terminated[:, None],
-                 "hand_index": self.tables.T[:, K.T_HAND_INDEX].copy()}
-        # (into a fresh array: rewards are small, and callers keep them in their buffers)
-        rewards = np.multiply(rewards[:, :n], np.float32(self.reward_scale), dtype=np.float32)
+        # final_chips rows are only written for finished tables: the others are zero here (a
+        # few tables finish per step, so copying their rows beats masking all B).
+        finished = np.flatnonzero(terminated)
+        final = np.zeros((self.num_envs, n), np.int32)
+        final[finished] = final_chips[finished, :n]
+        infos = {"final_chips": final, "hand_index": self.tables.hand_index}
+        # Fresh arrays: rewards are small, and callers keep them in their own buffers.
+        rewards = rewards[:, :n].astype(np.float32)
+        if self.reward_scale != 1.0:
+            rewards *= np.float32(self.reward_scale)
         return obs, self.masks, current.copy(), rewards, terminated.copy(), infos
 
     @staticmethod
