@@ -243,16 +243,22 @@ class FastTables:
             raise ValueError(f"seats must be an integer array of shape ({self.num_envs},) with seat numbers "
                              f"0..{self.num_players - 1}, got {seats!r}")
         seats = seats.astype(np.int64)
-        shape, dtype = (self.num_envs, self.observation_size), self.observation_dtype
-        if obs is None:
-            obs = np.zeros(shape, dtype)
-        elif not isinstance(obs, np.ndarray) or obs.shape != shape \
-                or obs.dtype != dtype or not obs.flags.c_contiguous or not obs.flags.writeable:
-            raise ValueError(f"obs must be a writable C-contiguous {dtype} array of shape {shape} "
-                             f"(observation_dtype={dtype.name!r}) or None")
+        obs = self._observation_buffer(obs, self.num_envs, "obs")
         self._threads.run("observe", K.observe_batch, K.observe_batch_parallel,
                           self.T, self.S, self.A, self.L, self.num_players, seats, obs, self.chip_scale)
         return obs
+
+    def _observation_buffer(self, given: np.ndarray | None, rows: int, name: str) -> np.ndarray:
+        """``given`` if it can hold ``rows`` observations of ``observation_dtype``, a new zeroed array
+        if None; anything else is refused, naming the dtype and shape wanted."""
+        shape, dtype = (rows, self.observation_size), self.observation_dtype
+        if given is None:
+            return np.zeros(shape, dtype)
+        if not isinstance(given, np.ndarray) or given.shape != shape or given.dtype != dtype \
+                or not given.flags.c_contiguous or not given.flags.writeable:
+            raise ValueError(f"{name} must be a writable C-contiguous {dtype} array of shape {shape} "
+                             f"(observation_dtype={dtype.name!r}) or None")
+        return given
 
     def sample_legal(self, state: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """A uniformly random legal action per table (``FastTables.IDLE`` for a finished table
@@ -484,13 +490,7 @@ class FastTables:
                 or ((seats < -1) | (seats >= self.num_players)).any():
             raise ValueError(f"seats must be an integer array with one seat 0..{self.num_players - 1} (or -1) per "
                              f"row, shape {rows.shape}; got {seats!r}")
-        shape, dtype = (len(rows), self.observation_size), self.observation_dtype
-        if out is None:
-            out = np.zeros(shape, dtype)
-        elif not isinstance(out, np.ndarray) or out.shape != shape \
-                or out.dtype != dtype or not out.flags.c_contiguous or not out.flags.writeable:
-            raise ValueError(f"out must be a writable C-contiguous {dtype} array of shape {shape} "
-                             f"(observation_dtype={dtype.name!r}) or None")
+        out = self._observation_buffer(out, len(rows), "out")
         seats = seats.astype(np.int64)
         nobody = seats < 0
         # The kernel encodes whole batches: the chosen rows are gathered (copies), encoded, and
