@@ -94,3 +94,46 @@ def test_relative_links_in_the_markdown_files_resolve():
             if not (path.parent / target.split("#")[0]).exists():
                 broken.append(f"{path.relative_to(ROOT)}: {target}")
     assert not broken, f"links to missing files: {broken}"
+
+
+# ------------------------------------------------------------------ the domino family's rules pages
+RULES_DIR = ROOT / "docs" / "rules"
+#: decision prefix -> the page that owns it (family.md and the game pages of helper rules1)
+FAMILY_PAGES_RULES1 = {"F": "family"}
+#: the rows every game page's summary table opens with, in this order
+SUMMARY_ROWS = ("players", "set", "hand size", "layout", "matching", "drawing", "scoring", "end", "default options")
+
+
+def summary_rows(text):
+    """The first cells of the table under the page's "## Summary" heading, lower-cased, bold removed."""
+    section = re.search(r"^## Summary\n(.*?)(?=^## )", text, flags=re.S | re.M)
+    assert section, "no '## Summary' section"
+    return [row.split("|")[1].strip().strip("*").lower()
+            for row in section.group(1).splitlines() if row.startswith("|") and not row.startswith("|---")]
+
+
+def test_rules_pages_family_block_draw_cross_double_nine_cross_blind():
+    pages = {prefix: RULES_DIR / f"{name}.md" for prefix, name in FAMILY_PAGES_RULES1.items()}
+    missing = [p.name for p in pages.values() if not p.exists()]
+    assert not missing, f"rules pages missing: {missing}"
+    for prefix, page in pages.items():
+        text = page.read_text()
+        # each decision is one "### F1. Title" heading, numbered 1..N without gaps or repeats
+        numbers = [int(n) for n in re.findall(rf"^### {prefix}(\d+)\. ", text, flags=re.M)]
+        assert numbers == list(range(1, len(numbers) + 1)), f"{page.name}: decisions {prefix}{numbers}"
+        table = [int(n) for n in re.findall(rf"^\| {prefix}(\d+) \|", text, flags=re.M)]
+        assert table == numbers, f"{page.name}: the decisions-at-a-glance table lists {prefix}{table}"
+        if prefix != "F":
+            rows = summary_rows(text)
+            absent = [key for key in SUMMARY_ROWS if not any(r.startswith(key) for r in rows)]
+            assert not absent, f"{page.name}: the summary table lacks the rows {absent} (has {rows})"
+    # every citation of these decisions, on any rules page, names one that exists
+    defined = {prefix: set(re.findall(rf"^### {prefix}(\d+)\. ", page.read_text(), flags=re.M))
+               for prefix, page in pages.items()}
+    unknown = []
+    for path in sorted(RULES_DIR.glob("*.md")):
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            for prefix, n in re.findall(r"\b(F|BL|DR|CR|DN|BD)(\d+)\b", line):
+                if n not in defined[prefix]:
+                    unknown.append(f"{path.name}:{number}: {prefix}{n}")
+    assert not unknown, f"decisions cited but not on their page: {unknown}"
