@@ -99,7 +99,8 @@ def test_relative_links_in_the_markdown_files_resolve():
 # ------------------------------------------------------------------ the domino family's rules pages
 RULES_DIR = ROOT / "docs" / "rules"
 #: decision prefix -> the page that owns it (family.md and the game pages of helper rules1)
-FAMILY_PAGES_RULES1 = {"F": "family", "BL": "block", "DR": "draw"}
+FAMILY_PAGES_RULES1 = {"F": "family", "BL": "block", "DR": "draw", "CR": "cross",
+                       "DN": "double_nine_cross", "BD": "blind"}
 #: the rows every game page's summary table opens with, in this order
 SUMMARY_ROWS = ("players", "set", "hand size", "layout", "matching", "drawing", "scoring", "end", "default options")
 
