@@ -99,7 +99,8 @@ def test_relative_links_in_the_markdown_files_resolve():
 # ------------------------------------------------------------------ the scoring games' rules pages
 #: The game pages written from the booklet's and block-and-draw's scoring games, with the prefix
 #: of their decisions (MA1, AF1, ...). A fixed table, so a missing page fails instead of shrinking.
-SCORING_GAME_PAGES = {"all_fives": "AF", "fives_and_threes": "FT", "five_up": "FU", "bergen": "BE"}
+SCORING_GAME_PAGES = {"matador": "MA", "all_fives": "AF", "fives_and_threes": "FT", "five_up": "FU", "bergen": "BE",
+                      "fours": "FO"}
 #: The rows every game page's summary table carries (first column), in this order.
 SUMMARY_ROWS = ("players", "set", "hand size", "layout", "matching", "opening", "drawing",
                 "scoring during play", "end of a hand", "end award", "match", "default options")
