@@ -139,4 +139,3 @@ def test_relative_links_in_the_markdown_files_resolve():
             if not (path.parent / target.split("#")[0]).exists():
                 broken.append(f"{path.relative_to(ROOT)}: {target}")
     assert not broken, f"links to missing files: {broken}"
-
