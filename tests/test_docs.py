@@ -32,6 +32,51 @@ def test_readme_gives_exactly_the_two_commands_and_ci_runs_the_test_one():
     assert commands[1] in ci
 
 
+# ------------------------------------------------------------------ the scoring games' rules pages
+#: The game pages written from the booklet's and block-and-draw's scoring games, with the prefix
+#: of their decisions (MA1, AF1, ...). A fixed table, so a missing page fails instead of shrinking.
+SCORING_GAME_PAGES = {"matador": "MA", "all_fives": "AF", "fives_and_threes": "FT", "five_up": "FU", "bergen": "BE",
+                      "fours": "FO"}
+#: The rows these pages' summary tables carry (first column), in this order; others may sit between.
+SCORING_SUMMARY_ROWS = ("players", "set", "hand size", "layout", "matching", "opening", "drawing",
+                        "scoring during play", "end of a hand", "end award", "match", "default options")
+
+
+def test_rules_pages_matador_all_fives_fives_and_threes_five_up_bergen_fours():
+    rules = ROOT / "docs" / "rules"
+    owned = {}
+    for game, prefix in SCORING_GAME_PAGES.items():
+        text = (rules / f"{game}.md").read_text()
+        assert text.startswith("# ") and f"(`{game}`)" in text.splitlines()[0], f"{game}.md: title names no game id"
+        # The summary table: the "## Summary" section's table, its rows named as above.
+        summary = re.search(r"^## Summary\n(.*?)(?=^## )", text, flags=re.M | re.S)
+        assert summary, f"{game}.md has no '## Summary' section"
+        rows = re.findall(r"^\| ([^|]+?) \|", summary.group(1), flags=re.M)
+        assert tuple(r for r in rows if r in SCORING_SUMMARY_ROWS) == SCORING_SUMMARY_ROWS, (game, rows)
+        # Decisions: one "### AF1. Title" heading each, numbered 1..n without gaps, each with its
+        # question, texts, decision and reason, and listed in that order in the table at the end.
+        sections = re.split(r"^(?=#{2,3} )", text, flags=re.M)
+        numbers = []
+        for section in sections:
+            m = re.match(rf"### {prefix}(\d+)\. ", section)
+            if m:
+                numbers.append(int(m.group(1)))
+                for part in ("**Question.**", "**Texts.**", "**Decision.**", "**Why.**"):
+                    assert part in section, f"{game}.md: {prefix}{m.group(1)} lacks {part}"
+        assert numbers and numbers == list(range(1, len(numbers) + 1)), (game, numbers)
+        glance = [int(n) for n in re.findall(rf"^\| {prefix}(\d+) \|", text, flags=re.M)]
+        assert glance == numbers, f"{game}.md: the decisions-at-a-glance table lists {glance}"
+        owned[prefix] = set(numbers)
+    # Every citation of these prefixes, on any rules page or tracked file, names an existing decision.
+    files = set(tracked_text_files()) | set(rules.glob("*.md"))
+    unknown = [f"{path.relative_to(ROOT)}:{number}: {p}{n}"
+               for path in sorted(files) if path.exists()
+               for number, line in enumerate(path.read_text().splitlines(), 1)
+               for p, n in re.findall(r"\b(" + "|".join(owned) + r")(\d+)\b", line)
+               if int(n) not in owned[p]]
+    assert not unknown, f"decisions cited but not on their game's page: {unknown}"
+
+
 # ------------------------------------------------------------------ the rules page and citations
 RULES_PAGE = ROOT / "docs" / "rules" / "nos.md"
 DECISIONS = range(1, 26)  # D1..D25
