@@ -1,0 +1,8 @@
+"""Pictures of the table: a shared base (``base``) and one module per game (``nos``).
+
+``render_mode="rgb_array"`` and the replay page (``nos_env.view``) draw with these.
+"""
+
+from .base import OMNISCIENT, Scene, paint, png_bytes, to_array
+
+__all__ = ["OMNISCIENT", "Scene", "paint", "png_bytes", "to_array"]
