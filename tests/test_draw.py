@@ -175,3 +175,19 @@ def test_the_viewer_is_named_on_the_picture():
     assert ["view"] == [op[0] for op in scene.ops if op[0] == "view"]
     assert base.viewer_label(None) == "view: every hand (omniscient)" and base.viewer_label(3) == "view: seat 3"
     assert not np.array_equal(to_array(paint(scene, 0)), to_array(paint(scene, 1)))
+
+
+def test_the_docs_picture_is_what_the_code_draws(tmp_path):
+    """docs/watching.md shows docs/pictures/table.png: redraw with `python docs/make_pictures.py`."""
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    done = subprocess.run([sys.executable, "docs/make_pictures.py", "--out", str(tmp_path)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    fresh = tmp_path / "table.png"
+    committed = ROOT / "docs" / "pictures" / "table.png"
+    assert fresh.read_bytes() == committed.read_bytes(), "run python docs/make_pictures.py and commit the picture"
+    assert to_array(paint(table_scene(hand_after("game16", 40)), 0)).shape == (HEIGHT, WIDTH, 3)
