@@ -183,9 +183,9 @@ def _layout(scene: Scene, hand) -> None:
         my = py + d[1] * (h // 2 + 3) - h // 2
         mx = min(max(mx, AREA[0] + 2), AREA[2] - 2 - w)
         my = min(max(my, AREA[1] + 2), AREA[3] - 2 - h)
-        colour = DEAD_MARK if layout.is_dead(arm) else LOCKED_MARK if layout.locked(arm) else OPEN_MARK
-        if arm_needs(hand, arm) == "nothing_yet" and not layout.arms[arm]:
-            colour = LOCKED_MARK
+        # Grey: takes nothing now (a lock, D4, or waiting for the cross or triangle to complete).
+        waiting = layout.locked(arm) or arm_needs(hand, arm) == "nothing_yet"
+        colour = DEAD_MARK if layout.is_dead(arm) else LOCKED_MARK if waiting else OPEN_MARK
         scene.rect(mx, my, mx + w, my + h, colour, INK, 1)
         scene.text(mx + 3, my + 2, label, 1, INK)
 
@@ -251,13 +251,15 @@ def _panels(scene: Scene, hand) -> None:
         if hand.out[s]:
             marks.append("out" + (" (nos)" if hand.nos_seat == s else ""))
         if hand.waits_owed[s]:
-            marks.append(f"owes {len(hand.waits_owed[s])} wait(s)")
+            waits = len(hand.waits_owed[s])
+            marks.append(f"owes {waits} wait" + ("s" if waits > 1 else ""))
         if hand.declared[s]:
             marks.append("declared")
         size = len(hand.hands[s])
         title = f"seat {s}: {size} tile{'' if size == 1 else 's'}" + (f", {', '.join(marks)}" if marks else "")
         scene.rect(PANELS_X0 + 8, y0 + 9, PANELS_X0 + 22, y0 + 23, SEAT_COLOURS[s], None, 1)
-        scene.text(PANELS_X0 + 30, y0 + 7, fit_text(title, PANELS_X1 - PANELS_X0 - 150), 2, INK)
+        room = PANELS_X1 - PANELS_X0 - (150 if to_move else 40)  # the TO MOVE tag's place
+        scene.text(PANELS_X0 + 30, y0 + 7, fit_text(title, room), 2, INK)
         if to_move:
             scene.rect(PANELS_X1 - 108, y0 + 5, PANELS_X1 - 6, y0 + 29, SEAT_COLOURS[s], None, 1)
             scene.text(PANELS_X1 - 102, y0 + 7, "TO MOVE", 2, WHITE)
