@@ -220,7 +220,6 @@ class raw_env(AECEnv):
                 raise ValueError(f"render_omniscient=True shows every hand but render_viewer={render_viewer!r} "
                                  f"names one seat: pass one of them")
         self._viewer = viewer
-        self.render_omniscient = render_omniscient
         self.render_mode = render_mode
         #: the checked table options (TableOptions); the attributes below are their values
         self.table_options = options
@@ -384,6 +383,19 @@ class raw_env(AECEnv):
     @render_viewer.setter
     def render_viewer(self, viewer: int | str) -> None:
         self._viewer = check_viewer(viewer, self.num_players)
+
+    @property
+    def render_omniscient(self) -> bool:
+        """Whether rendering shows every hand (``render_viewer == "omniscient"``)."""
+        return self._viewer is None
+
+    @render_omniscient.setter
+    def render_omniscient(self, omniscient: bool) -> None:
+        # True shows every hand; False goes back to the default seat if every hand was shown.
+        if check_bool("render_omniscient", omniscient):
+            self._viewer = None
+        elif self._viewer is None:
+            self._viewer = DEFAULT_VIEWER
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:

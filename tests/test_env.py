@@ -397,7 +397,14 @@ def test_render_viewer_can_change_between_renders_and_a_bad_one_changes_nothing(
             raw.render_viewer = bad
         assert raw.render_viewer == 1
     raw.render_viewer = "omniscient"
-    assert all(_hand_text(raw.hand, s) in e.render() for s in range(3))
+    assert raw.render_omniscient and all(_hand_text(raw.hand, s) in e.render() for s in range(3))
+    raw.render_omniscient = False  # the older switch still works, both ways
+    assert raw.render_viewer == 0 and not raw.render_omniscient
+    raw.render_omniscient = True
+    assert raw.render_viewer == "omniscient"
+    with pytest.raises(ValueError, match="render_omniscient must be True or False"):
+        raw.render_omniscient = "yes"
+    assert raw.render_viewer == "omniscient"
 
 
 def test_render_shows_layout_game_chips_and_last_actions(backend):
