@@ -3,6 +3,7 @@
 ``render_mode="rgb_array"`` and the replay page (``nos_env.view``) draw with these.
 """
 
-from .base import OMNISCIENT, Scene, paint, png_bytes, to_array
+from ..render import OMNISCIENT
+from .base import Scene, paint, png_bytes, to_array
 
 __all__ = ["OMNISCIENT", "Scene", "paint", "png_bytes", "to_array"]

@@ -31,8 +31,6 @@ from dataclasses import dataclass, field
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from ..render import OMNISCIENT
-
 #: The bitmap font's cell: every character is 6 pixels wide and 11 high (scale 1).
 CHAR_W, CHAR_H = 6, 11
 
