@@ -26,8 +26,8 @@ final count. The rules are `docs/rules/nos.md` in the repository; the engine
 
 ``nos_env.env(num_players=4, render_mode=None, hands_per_episode=1,
 first_hand_rule=None, starting_chips=500, illegal_action="raise",
-auto_forced=False, reward_scale=1.0, chip_scale=100.0, render_omniscient=False,
-backend="fast")``
+auto_forced=False, reward_scale=1.0, chip_scale=100.0, render_viewer=None,
+render_omniscient=False, backend="fast")``
 
 - `num_players`: 3, 4 or 5.
 - `hands_per_episode`: 1 (default, D20) plays one hand; H > 1 plays a session
@@ -45,7 +45,14 @@ backend="fast")``
   (D12); agents then only see real choices.
 - `reward_scale`: rewards are chip changes times this.
 - `chip_scale`: chips in the observation are divided by this.
-- `render_omniscient`: rendering shows every hand, not only the observer's.
+- `render_mode`: `"ansi"` (`render()` returns the table as text), `"human"` (prints that
+  text after every step) or `"rgb_array"` (`render()` returns the picture of the table, an
+  H x W x 3 uint8 array drawn by `nos_env/draw/nos.py`; docs/watching.md shows one).
+- `render_viewer`: whose view the rendering shows, in every mode: a seat (default 0: that
+  seat's tiles, the others' face down, D17) or `"omniscient"` (every hand, for debugging and
+  teaching). It never follows the seat to move, so a person watching sees one seat's tiles
+  only. `env.unwrapped.render_viewer` may be changed between renders.
+- `render_omniscient`: `True` is the same as `render_viewer="omniscient"` (kept for older code).
 - `backend`: `"fast"` (default: the numba engine, `nos_env.fast_engine`) or
   `"reference"` (the readable engine, `nos_env.engine`). Both play the same
   games from the same seed; `env.unwrapped.hand` is always a reference
@@ -154,7 +161,7 @@ from .encoding import (
 from .engine import Hand
 from .backends import BACKENDS
 from .options import TableOptions, check_bool, check_chips, check_scale, check_seat, check_seed, is_integer
-from .render import render_text
+from .render import DEFAULT_VIEWER, OMNISCIENT, check_viewer, render_text
 
 RESET_OPTIONS = ("deal", "on_set", "chips")
 
@@ -173,7 +180,7 @@ def env(**kwargs) -> AECEnv:
 
 class raw_env(AECEnv):
     metadata = {
-        "render_modes": ["human", "ansi"],
+        "render_modes": ["human", "ansi", "rgb_array"],
         "name": "nos_v0",
         "is_parallelizable": False,
         "render_fps": 1,
@@ -191,6 +198,7 @@ class raw_env(AECEnv):
         auto_forced: bool = TableOptions.auto_forced,
         reward_scale: float = 1.0,
         chip_scale: float = TableOptions.chip_scale,
+        render_viewer: int | str | None = None,
         render_omniscient: bool = False,
         backend: str = "fast",
     ):
@@ -203,7 +211,15 @@ class raw_env(AECEnv):
         options = TableOptions(hands_per_episode, first_hand_rule, starting_chips, illegal_action, auto_forced,
                                chip_scale)
         reward_scale = check_scale("reward_scale", reward_scale)
-        self.render_omniscient = check_bool("render_omniscient", render_omniscient)
+        render_omniscient = check_bool("render_omniscient", render_omniscient)
+        if render_viewer is None:
+            viewer = None if render_omniscient else DEFAULT_VIEWER
+        else:
+            viewer = check_viewer(render_viewer, self.num_players)
+            if render_omniscient and viewer is not None:
+                raise ValueError(f"render_omniscient=True shows every hand but render_viewer={render_viewer!r} "
+                                 f"names one seat: pass one of them")
+        self._viewer = viewer
         self.render_mode = render_mode
         #: the checked table options (TableOptions); the attributes below are their values
         self.table_options = options
@@ -359,15 +375,41 @@ class raw_env(AECEnv):
             self.infos[a] = {"hand_index": hand_index}
 
     # ------------------------------------------------------------- rendering
-    def render(self) -> str | None:
+    @property
+    def render_viewer(self) -> int | str:
+        """Whose view rendering shows: a seat, or ``"omniscient"`` (every hand)."""
+        return OMNISCIENT if self._viewer is None else self._viewer
+
+    @render_viewer.setter
+    def render_viewer(self, viewer: int | str) -> None:
+        self._viewer = check_viewer(viewer, self.num_players)
+
+    @property
+    def render_omniscient(self) -> bool:
+        """Whether rendering shows every hand (``render_viewer == "omniscient"``)."""
+        return self._viewer is None
+
+    @render_omniscient.setter
+    def render_omniscient(self, omniscient: bool) -> None:
+        # True shows every hand; False goes back to the default seat if every hand was shown.
+        if check_bool("render_omniscient", omniscient):
+            self._viewer = None
+        elif self._viewer is None:
+            self._viewer = DEFAULT_VIEWER
+
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             import gymnasium
 
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'human' "
+                                  "or 'rgb_array'")
             return None
         hand = self._require_hand()
-        viewer = self.agent_name_mapping.get(self.agent_selection, 0)
-        text = render_text(hand, viewer=None if self.render_omniscient else viewer)
+        if self.render_mode == "rgb_array":
+            from .draw.nos import table_array  # Pillow is loaded only for pictures
+
+            return table_array(hand, self._viewer)
+        text = render_text(hand, viewer=self._viewer)
         if self.render_mode == "ansi":
             return text
         print(text)

@@ -2,14 +2,32 @@
 
 ``viewer`` is the seat whose tiles are shown; ``None`` shows every hand
 (omniscient mode, for debugging and teaching only: agents must never see it).
+The environments' ``render_viewer`` option is checked by :func:`check_viewer`
+here for the text and the pictures alike (``nos_env/draw/``).
 """
 
 from __future__ import annotations
 
 from .announcements import describe_announcement
+from .options import is_integer
 from .tiles import tile_str
 
 LAST_EVENTS = 8
+#: The ``render_viewer`` value that shows every hand.
+OMNISCIENT = "omniscient"
+#: The viewer when none is named: a fixed seat, never "whoever is to move" (a person watching
+#: would otherwise see every hand in turn, D17).
+DEFAULT_VIEWER = 0
+
+
+def check_viewer(viewer: object, num_players: int) -> int | None:
+    """A ``render_viewer`` value as a seat, or None for ``"omniscient"``; a clear error otherwise."""
+    if isinstance(viewer, str) and viewer == OMNISCIENT:
+        return None
+    if not is_integer(viewer) or not 0 <= int(viewer) < num_players:
+        raise ValueError(f"render_viewer must be a seat 0..{num_players - 1} (an integer) or {OMNISCIENT!r}, "
+                         f"got {viewer!r}")
+    return int(viewer)
 
 
 def _arm_picture(placed_tiles) -> str:

@@ -56,7 +56,7 @@ def test_metadata_and_agents():
     e = nos_env.raw_env(num_players=5)
     assert e.metadata["name"] == "nos_v0"
     assert e.metadata["is_parallelizable"] is False
-    assert set(e.metadata["render_modes"]) == {"human", "ansi"}
+    assert set(e.metadata["render_modes"]) == {"human", "ansi", "rgb_array"}
     assert e.possible_agents == [f"player_{i}" for i in range(5)]
     assert e.action_space("player_0").n == NUM_ACTIONS == 557
     assert e.observation_space("player_0")["observation"].shape == (OBSERVATION_SIZE,)
@@ -318,7 +318,11 @@ def test_illegal_action_penalty_option(backend):
     [
         ({"num_players": 6}, "3, 4 or 5"),
         ({"num_players": 4.5}, "3, 4 or 5"),
-        ({"render_mode": "rgb_array"}, "render_mode"),
+        ({"render_mode": "rgb"}, "render_mode"),
+        ({"render_viewer": 4}, "render_viewer must be a seat 0..3"),
+        ({"render_viewer": "all"}, "'omniscient'"),
+        ({"render_viewer": True}, "render_viewer"),
+        ({"render_viewer": 1, "render_omniscient": True}, "pass one of them"),
         ({"hands_per_episode": 0}, "hands_per_episode"),
         ({"illegal_action": "ignore"}, "illegal_action"),
         ({"reward_scale": 0}, "reward_scale"),
@@ -351,21 +355,56 @@ def test_bad_reset_options(backend):
             e.reset(options={"deall": 1})
 
 
-def test_render_modes_show_own_hand_only_unless_omniscient(backend):
+def _hand_text(hand, seat):
+    return " ".join(tile_str(t) for t in sorted(hand.hands[seat]))
+
+
+def test_text_render_shows_the_viewers_hand_only_never_the_seat_to_move(backend):
+    """The viewer is a fixed seat (default 0), not whoever is to move (issue 17, D17)."""
     e = nos_env.env(num_players=4, render_mode="ansi", backend=backend)
     e.reset(seed=11)
     raw = e.unwrapped
-    viewer = raw.agent_name_mapping[e.agent_selection]
-    text = e.render()
-    assert isinstance(text, str) and "phase: set" in text
-    for s in range(4):
-        own = " ".join(tile_str(t) for t in sorted(raw.hand.hands[s]))
-        assert (own in text) == (s == viewer)
-    omniscient = nos_env.env(num_players=4, render_mode="ansi", render_omniscient=True, backend=backend)
-    omniscient.reset(seed=11)
-    text = omniscient.render()
-    for s in range(4):
-        assert " ".join(tile_str(t) for t in sorted(omniscient.unwrapped.hand.hands[s])) in text
+    assert raw.render_viewer == 0
+    for _ in range(6):  # several seats to move in turn: the text shows seat 0's tiles all along
+        text = e.render()
+        assert isinstance(text, str)
+        for s in range(4):
+            assert (_hand_text(raw.hand, s) in text) == (s == 0), (s, raw.hand.to_move)
+        obs = e.last()[0]
+        e.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert raw.hand.to_move != 0 or raw.hand.phase != "set"
+    seat2 = nos_env.env(num_players=4, render_mode="ansi", render_viewer=2, backend=backend)
+    seat2.reset(seed=11)
+    text = seat2.render()
+    assert [_hand_text(seat2.unwrapped.hand, s) in text for s in range(4)] == [False, False, True, False]
+    for kwargs in ({"render_viewer": "omniscient"}, {"render_omniscient": True}):
+        omniscient = nos_env.env(num_players=4, render_mode="ansi", backend=backend, **kwargs)
+        omniscient.reset(seed=11)
+        assert omniscient.unwrapped.render_viewer == "omniscient"
+        text = omniscient.render()
+        for s in range(4):
+            assert _hand_text(omniscient.unwrapped.hand, s) in text
+
+
+def test_render_viewer_can_change_between_renders_and_a_bad_one_changes_nothing():
+    e = nos_env.env(num_players=3, render_mode="ansi")
+    e.reset(seed=5)
+    raw = e.unwrapped
+    raw.render_viewer = 1
+    assert raw.render_viewer == 1 and _hand_text(raw.hand, 1) in e.render()
+    for bad in (3, -1, "seat 1", 1.0, None):
+        with pytest.raises(ValueError, match="render_viewer must be a seat 0..2"):
+            raw.render_viewer = bad
+        assert raw.render_viewer == 1
+    raw.render_viewer = "omniscient"
+    assert raw.render_omniscient and all(_hand_text(raw.hand, s) in e.render() for s in range(3))
+    raw.render_omniscient = False  # the older switch still works, both ways
+    assert raw.render_viewer == 0 and not raw.render_omniscient
+    raw.render_omniscient = True
+    assert raw.render_viewer == "omniscient"
+    with pytest.raises(ValueError, match="render_omniscient must be True or False"):
+        raw.render_omniscient = "yes"
+    assert raw.render_viewer == "omniscient"
 
 
 def test_render_shows_layout_game_chips_and_last_actions(backend):

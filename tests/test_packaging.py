@@ -111,6 +111,8 @@ COMMANDS = [
     ["-m", "nos_env.playthrough", "record"],
     ["-m", "nos_env.playthrough", "regenerate"],
     ["-m", "nos_env.playthrough", "check"],
+    ["-m", "nos_env.view"],
+    ["docs/make_pictures.py"],  # without --help handling it would rewrite the docs' pictures
 ] + [[f"benchmarks/{p.name}"] for p in sorted((ROOT / "benchmarks").glob("*.py"))] + [
     ["tests/golden/generate.py"],  # without --help handling it would rewrite the golden files
 ]

@@ -1,0 +1,365 @@
+"""Write a replay of Nos hand records as one static HTML page.
+
+    nos-view RECORD.json -o PAGE.html
+    python -m nos_env.view RECORD.json [MORE.json ...] -o PAGE.html [--viewer omniscient|SEAT]
+
+The page needs no server and no network: the steps are embedded as JSON and
+drawn as SVG by a small inline script, from the same scene as the
+environment's ``rgb_array`` picture (``nos_env/draw/nos.py``). It shows the
+table after every decision, every hand (a switch between the omniscient view
+and one seat's view, D17), the legal actions at the decision and the one
+taken, the payments, and navigation by buttons, a slider and the keyboard
+(left/right arrows, Home, End; ``V`` cycles the viewer).
+
+Input: hand records (``nos_env/record.py``; playthrough files are records
+too). Several hands, e.g. a session's, are given as several files or one
+file holding a JSON list of records; they are shown one after the other.
+Every record is replayed and checked (chips, ledger, end) before the page
+is written.
+
+The page's address may name a step and a viewer: ``PAGE.html#step=12&view=2``
+(``view=omniscient`` for every hand).
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import json
+import sys
+from pathlib import Path
+
+from .draw.base import CHAR_H, CHAR_W, PIP, PIP_CELLS, PIP_GRID, TILE_BACK, TILE_BACK_LINE, TILE_FACE
+from .draw.nos import table_scene
+from .record import LoadedRecord, RecordError, check_record, replay, start_from_record
+from .render import OMNISCIENT, check_viewer
+
+
+def load_records(paths: list[str | Path]) -> list[dict]:
+    """The hand records in ``paths``, in order: each file holds one record or a JSON list of them."""
+    records = []
+    for path in paths:
+        try:
+            data = json.loads(Path(path).read_text())
+        except OSError as exc:
+            raise RecordError(f"cannot be read: {exc.strerror or exc}", path) from exc
+        except json.JSONDecodeError as exc:
+            raise RecordError(f"not JSON: {exc}", path) from exc
+        items = data if isinstance(data, list) else [data]
+        if not items:
+            raise RecordError("an empty list: a file holds one hand record or a list of them", path)
+        for k, item in enumerate(items):
+            record = LoadedRecord(item) if isinstance(item, dict) else item
+            if isinstance(record, LoadedRecord):
+                record.path = f"{path}" + (f" [hand {k}]" if isinstance(data, list) else "")
+            else:
+                raise RecordError(f"hand {k} is a {type(item).__name__}, not a record (a JSON object)", path)
+            check_record(record)
+            records.append(record)
+    return records
+
+
+def hand_steps(record: dict) -> dict:
+    """One hand's replay: its start and every decision, each with the scene after it."""
+    replay(record, verify=True)  # a record that does not replay to its own outcome is refused
+    hand = start_from_record(record)
+
+    def frame(decision: dict | None, first_event: int) -> dict:
+        events = [{"seat": e.seat, "action": e.action, "automatic": e.automatic,
+                   "payments": [p.to_list() for p in e.payments]} for e in hand.events[first_event:]]
+        return {"decision": decision, "events": events, "chips": list(hand.chips), "phase": hand.phase,
+                "to_move": hand.to_move, "scene": table_scene(hand).to_json()["ops"]}
+
+    frames = [frame(None, 0)]  # the start, after any D12 forced decisions
+    for text in record["actions"]:
+        decision = {"seat": hand.to_move, "legal": hand.legal_action_texts(), "taken": text}
+        start = len(hand.events)
+        hand.step(text)
+        frames.append(frame(decision, start))
+    return {"num_players": hand.num_players, "source": getattr(record, "path", None) or "",
+            "announcement": str(hand.announcement) if hand.announcement else None,
+            "end_reason": hand.end_reason, "chips_start": list(hand.chips_start), "chips": list(hand.chips),
+            "frames": frames}
+
+
+def page(records: list[dict], viewer: int | str = OMNISCIENT, title: str = "Nos replay") -> str:
+    """The HTML page replaying ``records`` (checked hand records), opening on ``viewer``'s view."""
+    if not records:
+        raise ValueError("no hand records to show")
+    hands = [hand_steps(r) for r in records]
+    most = max(h["num_players"] for h in hands)
+    try:
+        check_viewer(viewer, most)
+    except ValueError:
+        raise ValueError(f"the viewer must be a seat 0..{most - 1} of these hands or {OMNISCIENT!r}, "
+                         f"got {viewer!r}") from None
+    sample = table_scene(start_from_record(records[0])).to_json()
+    data = {
+        "title": title, "viewer": viewer, "hands": hands, "width": sample["width"], "height": sample["height"],
+        "background": sample["background"],
+        "style": {"char_w": CHAR_W, "char_h": CHAR_H, "pip": PIP, "face": TILE_FACE, "back": TILE_BACK,
+                  "back_line": TILE_BACK_LINE, "pip_grid": PIP_GRID,
+                  "pip_cells": {str(k): v for k, v in PIP_CELLS.items()}},
+    }
+    # JSON inside <script>: "</" would end the element, so it is written "<\/" (same JSON).
+    payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
+    return PAGE.replace("__TITLE__", html.escape(title)).replace("__DATA__", payload)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="nos-view", description="Write one static HTML page that replays Nos hand records.")
+    parser.add_argument("records", nargs="+", metavar="RECORD.json",
+                        help="hand record files (nos_env/record.py); a file may hold a JSON list of records")
+    parser.add_argument("-o", "--output", metavar="PAGE.html",
+                        help="the page to write (default: the first record's name with .html, beside it)")
+    parser.add_argument("--viewer", default=OMNISCIENT,
+                        help=f"the view the page opens on: {OMNISCIENT!r} (default: every hand) or a seat number")
+    parser.add_argument("--title", default=None, help="the page's title (default: the record file names)")
+    args = parser.parse_args(argv)
+    viewer = args.viewer if args.viewer == OMNISCIENT else int(args.viewer) if args.viewer.isdigit() else None
+    if viewer is None:
+        parser.error(f"--viewer must be {OMNISCIENT!r} or a seat number, got {args.viewer!r}")
+    output = Path(args.output) if args.output else Path(args.records[0]).with_suffix(".html")
+    title = args.title or "Nos replay: " + ", ".join(Path(p).name for p in args.records)
+    try:
+        records = load_records(args.records)
+        text = page(records, viewer, title)
+    except ValueError as exc:  # RecordError and a viewer beyond the table's seats
+        print(f"nos-view: error: {exc}", file=sys.stderr)
+        return 2
+    output.write_text(text, encoding="utf-8")
+    steps = sum(len(r["actions"]) for r in records)
+    print(f"wrote {output} ({len(records)} hand(s), {steps} decisions, {len(text) // 1024} KB)")
+    return 0
+
+
+PAGE = r"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>__TITLE__</title>
+<style>
+body { margin: 0; background: #20262c; color: #e9ecef; font: 15px/1.4 system-ui, sans-serif; }
+header, main { padding: 8px 14px; }
+header h1 { font-size: 18px; margin: 0 0 6px; }
+.controls { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; }
+.controls button { font: inherit; padding: 3px 10px; }
+#slider { flex: 1 1 300px; }
+main { display: flex; flex-wrap: wrap; gap: 14px; align-items: flex-start; }
+#table svg { width: 100%; height: auto; display: block; border-radius: 4px; }
+#table { flex: 3 1 700px; max-width: 1400px; }
+aside { flex: 1 1 280px; max-width: 460px; }
+aside h2 { font-size: 15px; margin: 10px 0 4px; color: #ffd43b; }
+ol#legal { margin: 0; padding-left: 24px; font-family: monospace; max-height: 360px; overflow: auto; }
+ol#legal li.taken { background: #ffd43b; color: #1f1f1f; font-weight: bold; }
+ul { margin: 0; padding-left: 20px; font-family: monospace; }
+table.chips { border-collapse: collapse; font-family: monospace; }
+table.chips td, table.chips th { padding: 1px 8px; text-align: right; }
+.hint { color: #adb5bd; font-size: 13px; }
+</style>
+</head>
+<body>
+<header>
+<h1 id="title"></h1>
+<div class="controls">
+<button id="first" title="Home">&laquo; first</button>
+<button id="prev" title="left arrow">&#x25C0; back</button>
+<button id="next" title="right arrow">forward &#x25B6;</button>
+<button id="last" title="End">last &raquo;</button>
+<input id="slider" type="range" min="0" value="0" aria-label="step">
+<label>view <select id="viewer"></select></label>
+</div>
+<div id="status"></div>
+<div class="hint">Keys: &larr; &rarr; step, Home / End first and last step, V next view.</div>
+</header>
+<main>
+<div id="table"></div>
+<aside>
+<h2>Decision</h2><div id="decision"></div>
+<h2>Legal actions</h2><ol id="legal"></ol><div id="legal-note"></div>
+<h2>Applied</h2><ul id="events"></ul>
+<h2>Chips</h2><div id="chips"></div>
+</aside>
+</main>
+<script id="replay-data" type="application/json">__DATA__</script>
+<script>
+"use strict";
+const DATA = JSON.parse(document.getElementById("replay-data").textContent);
+const S = DATA.style;
+// Every step of every hand, in order: [hand index, step index].
+const STEPS = [];
+DATA.hands.forEach((h, i) => h.frames.forEach((f, k) => STEPS.push([i, k])));
+let at = 0;
+let viewer = DATA.viewer;  // "omniscient" or a seat number
+
+function esc(text) {
+  return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+}
+function viewLabel() {
+  return viewer === "omniscient" ? "view: every hand (omniscient)" : "view: seat " + viewer;
+}
+function textSvg(x, y, text, scale, colour) {
+  const size = 10 * scale, w = text.length * S.char_w * scale;
+  return `<text x="${x}" y="${y + 8.6 * scale}" font-family="monospace" font-size="${size}" fill="${colour}"` +
+    (text.length ? ` textLength="${w}" lengthAdjust="spacingAndGlyphs"` : "") +
+    ` xml:space="preserve">${esc(text)}</text>`;
+}
+function rectSvg(x0, y0, x1, y1, fill, outline, width) {
+  const w = outline ? width : 0;
+  return `<rect x="${x0 + w / 2}" y="${y0 + w / 2}" width="${x1 - x0 + 1 - w}" height="${y1 - y0 + 1 - w}"` +
+    ` fill="${fill || "none"}"` + (outline ? ` stroke="${outline}" stroke-width="${width}"` : "") + "/>";
+}
+function tileSvg(op) {
+  const [, x0, y0, x1, y1, first, second, outline, width, owner] = op;
+  const visible = owner === -1 || viewer === "omniscient" || owner === viewer;
+  if (!visible) {
+    const inset = Math.max(2, Math.floor(Math.min(x1 - x0, y1 - y0) / 4));
+    return rectSvg(x0, y0, x1, y1, S.back, outline, width) +
+      rectSvg(x0 + inset, y0 + inset, x1 - inset, y1 - inset, null, S.back_line, 1);
+  }
+  let out = rectSvg(x0, y0, x1, y1, S.face, outline, width);
+  const across = (x1 - x0) >= (y1 - y0), side = Math.min(x1 - x0, y1 - y0);
+  let halves;
+  if (across) {
+    const mid = Math.floor((x0 + x1) / 2);
+    out += `<line x1="${mid + 0.5}" y1="${y0 + 3}" x2="${mid + 0.5}" y2="${y1 - 3}" stroke="${S.pip}"/>`;
+    halves = [[x0, y0, first], [mid, y0, second]];
+  } else {
+    const mid = Math.floor((y0 + y1) / 2);
+    out += `<line x1="${x0 + 3}" y1="${mid + 0.5}" x2="${x1 - 3}" y2="${mid + 0.5}" stroke="${S.pip}"/>`;
+    halves = [[x0, y0, first], [x0, mid, second]];
+  }
+  const r = Math.max(1, Math.round(side * 0.1));
+  for (const [hx, hy, n] of halves) {
+    const cells = S.pip_cells[String(n)];
+    if (cells) {
+      for (const [c, rr] of cells) {
+        out += `<circle class="pip" cx="${hx + Math.round(S.pip_grid[c] * side) + 0.5}"` +
+          ` cy="${hy + Math.round(S.pip_grid[rr] * side) + 0.5}" r="${r + 0.5}" fill="${S.pip}"/>`;
+      }
+    } else {
+      out += textSvg(hx + (side - String(n).length * S.char_w) / 2, hy + (side - S.char_h) / 2, String(n), 1, S.pip);
+    }
+  }
+  return out;
+}
+function sceneSvg(ops) {
+  let out = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${DATA.width} ${DATA.height}"` +
+    ` role="img" aria-label="the table">` + `<rect width="100%" height="100%" fill="${DATA.background}"/>`;
+  for (const op of ops) {
+    if (op[0] === "rect") out += rectSvg(op[1], op[2], op[3], op[4], op[5], op[6], op[7]);
+    else if (op[0] === "text") out += textSvg(op[1], op[2], op[3], op[4], op[5]);
+    else if (op[0] === "tile") out += tileSvg(op);
+    else if (op[0] === "view") out += textSvg(op[1], op[2], viewLabel(), op[3], op[4]);
+  }
+  return out + "</svg>";
+}
+function payText(p) {
+  return `seat ${p[0]} pays seat ${p[1]} ${p[2]} (${p[3]})`;
+}
+function show() {
+  const [h, k] = STEPS[at];
+  const hand = DATA.hands[h], f = hand.frames[k], n = hand.num_players;
+  if (viewer !== "omniscient" && viewer >= n) viewer = "omniscient";
+  document.getElementById("table").innerHTML = sceneSvg(f.scene);
+  const where = DATA.hands.length > 1 ? `hand ${h + 1} of ${DATA.hands.length}, ` : "";
+  const stepText = k === 0 ? "the start" : `decision ${k} of ${hand.frames.length - 1}`;
+  document.getElementById("status").textContent =
+    `${where}${stepText} | phase ${f.phase} | ` +
+    (f.to_move === null ? `hand over (${hand.end_reason})` : `seat ${f.to_move} to move`) + ` | ${viewLabel()}`;
+  const d = f.decision;
+  document.getElementById("decision").textContent =
+    d ? `seat ${d.seat} chose: ${d.taken}` : "the deal, before the first decision";
+  const legal = document.getElementById("legal"), note = document.getElementById("legal-note");
+  legal.innerHTML = "";
+  note.textContent = "";
+  if (d && (viewer === "omniscient" || viewer === d.seat)) {
+    for (const text of d.legal) {
+      const li = document.createElement("li");
+      li.textContent = text;
+      if (text === d.taken) li.className = "taken";
+      legal.appendChild(li);
+    }
+  } else if (d) {
+    const count = d.legal.length === 1 ? "1 legal action" : `${d.legal.length} legal actions`;
+    note.textContent = `${count}, hidden in seat ${viewer}'s view (they would show seat ${d.seat}'s tiles)`;
+  }
+  const events = document.getElementById("events");
+  events.innerHTML = "";
+  for (const e of f.events) {
+    const li = document.createElement("li");
+    li.textContent = `seat ${e.seat}: ${e.action}${e.automatic ? " (automatic)" : ""}`;
+    if (e.payments.length) {
+      const ul = document.createElement("ul");
+      for (const p of e.payments) {
+        const pi = document.createElement("li");
+        pi.className = "payment";
+        pi.textContent = payText(p);
+        ul.appendChild(pi);
+      }
+      li.appendChild(ul);
+    }
+    events.appendChild(li);
+  }
+  let rows = "<table class=\"chips\"><tr><th>seat</th><th>chips</th><th>this hand</th></tr>";
+  f.chips.forEach((c, s) => {
+    const net = c - hand.chips_start[s];
+    rows += `<tr><td>${s}</td><td>${c}</td><td>${net >= 0 ? "+" : ""}${net}</td></tr>`;
+  });
+  document.getElementById("chips").innerHTML = rows + "</table>";
+  const slider = document.getElementById("slider");
+  slider.value = at;
+  const select = document.getElementById("viewer");
+  select.innerHTML = "";
+  for (const v of ["omniscient"].concat([...Array(n).keys()])) {
+    const o = document.createElement("option");
+    o.value = String(v);
+    o.textContent = v === "omniscient" ? "every hand (omniscient)" : `seat ${v}`;
+    o.selected = v === viewer;
+    select.appendChild(o);
+  }
+  history.replaceState(null, "", `#step=${at}&view=${viewer}`);
+}
+function go(to) {
+  at = Math.max(0, Math.min(STEPS.length - 1, to));
+  show();
+}
+function cycleViewer() {
+  const n = DATA.hands[STEPS[at][0]].num_players;
+  viewer = viewer === "omniscient" ? 0 : (viewer + 1 < n ? viewer + 1 : "omniscient");
+  show();
+}
+document.getElementById("title").textContent = DATA.title;
+document.getElementById("slider").max = STEPS.length - 1;
+document.getElementById("first").onclick = () => go(0);
+document.getElementById("prev").onclick = () => go(at - 1);
+document.getElementById("next").onclick = () => go(at + 1);
+document.getElementById("last").onclick = () => go(STEPS.length - 1);
+document.getElementById("slider").oninput = (e) => go(Number(e.target.value));
+document.getElementById("viewer").onchange = (e) => {
+  viewer = e.target.value === "omniscient" ? "omniscient" : Number(e.target.value);
+  show();
+};
+document.addEventListener("keydown", (e) => {
+  if (e.target && e.target.tagName === "SELECT") return;
+  const keys = {ArrowRight: () => go(at + 1), ArrowLeft: () => go(at - 1), Home: () => go(0),
+                End: () => go(STEPS.length - 1), v: cycleViewer, V: cycleViewer};
+  if (keys[e.key]) { keys[e.key](); e.preventDefault(); }
+});
+// The address may name a step and a view: #step=12&view=2
+const wanted = new URLSearchParams(location.hash.slice(1));
+if (wanted.has("view")) {
+  const v = wanted.get("view");
+  viewer = /^[0-9]$/.test(v) ? Number(v) : "omniscient";  // show() falls back to omniscient past the seats
+}
+go(Number(wanted.get("step")) || 0);
+</script>
+</body>
+</html>
+"""
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,230 @@
+"""The replay page (nos-view, nos_env/view.py): what it holds, its refusals, and the page itself in a
+real headless browser (Debian's chromium, driven over the DevTools protocol: tests/chromium.py)."""
+
+import io
+import json
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from chromium import Browser, find_browser
+from conftest import GOLDEN, ROOT
+from nos_env.record import RecordError, RecordMismatch, load, start_from_record
+from nos_env.view import load_records, main, page
+
+GAME16 = GOLDEN / "game16.json"  # 4 players: triangle, then T3, then an ordinary cross
+GAME03 = GOLDEN / "game03.json"  # 5 players: ordinary double cross
+BROWSER = find_browser()
+needs_browser = pytest.mark.skipif(
+    BROWSER is None, reason="no chromium on this machine: .ci/run installs it (apt-get install -y chromium); "
+                            "it could not be installed here")
+
+
+def page_data(text: str) -> dict:
+    payload = re.search(r'<script id="replay-data" type="application/json">(.*?)</script>', text, re.S).group(1)
+    return json.loads(payload)
+
+
+def hand_after(record: dict, steps: int):
+    hand = start_from_record(record)
+    for action in record["actions"][:steps]:
+        hand.step(action)
+    return hand
+
+
+def visible_pips(hand, viewer: int | None) -> int:
+    """Pips the viewer sees, counted from the hand: the layout, his own tiles (every hand for None),
+    and the doubles others declared face up (D9)."""
+    total = sum(a + b for a, b in hand.layout.tiles()) if hand.layout else sum(hand.set_tile or ())
+    for seat in range(hand.num_players):
+        shown = hand.hands[seat] if viewer is None or viewer == seat else hand.public_doubles(seat)
+        total += sum(a + b for a, b in shown)
+    return total
+
+
+# ------------------------------------------------------------------ the page's content, without a browser
+def test_the_page_is_one_self_contained_file(tmp_path):
+    out = tmp_path / "replay.html"
+    assert main([str(GAME16), "-o", str(out)]) == 0
+    text = out.read_text()
+    # No server, no network: nothing is loaded from anywhere (the SVG namespace is a name, not a fetch).
+    assert re.findall(r"https?://[^\s\"'`]*", text) == ["http://www.w3.org/2000/svg"]
+    assert not re.search(r"<(link|img|iframe)\b|\bsrc=|@import|url\(", text)
+    data = page_data(text)
+    record = load(GAME16)
+    hand = data["hands"][0]
+    assert len(hand["frames"]) == len(record["actions"]) + 1
+    for k, frame in enumerate(hand["frames"][1:], start=1):
+        before = hand_after(record, k - 1)
+        assert frame["decision"] == {"seat": before.to_move, "legal": before.legal_action_texts(),
+                                     "taken": record["actions"][k - 1]}
+    assert hand["frames"][-1]["chips"] == record["chips"]
+    paid = [p for f in hand["frames"] for e in f["events"] for p in e["payments"]]
+    assert paid == record["ledger"]
+
+
+def test_several_records_make_one_page_in_order_and_a_list_file_is_a_session(tmp_path):
+    both = tmp_path / "two.json"
+    both.write_text(json.dumps([load(GAME16), load(GAME03)]))
+    from_list = page_data(page(load_records([both])))
+    from_files = page_data(page(load_records([GAME16, GAME03])))
+    assert [h["num_players"] for h in from_list["hands"]] == [4, 5]
+    assert [h["frames"] for h in from_list["hands"]] == [h["frames"] for h in from_files["hands"]]
+    assert from_list["hands"][1]["source"] == f"{both} [hand 1]"
+
+
+@pytest.mark.parametrize("content, message", [
+    ("{", "not JSON"),
+    ("[]", "an empty list"),
+    ("[3]", "hand 0 is a int"),
+    ('{"hands": []}', "missing key"),
+])
+def test_bad_input_names_the_file_and_what_is_wrong(tmp_path, content, message):
+    bad = tmp_path / "bad.json"
+    bad.write_text(content)
+    with pytest.raises(RecordError, match=message) as caught:
+        load_records([bad])
+    assert str(bad) in str(caught.value)
+    with pytest.raises(RecordError, match="cannot be read"):
+        load_records([tmp_path / "missing.json"])
+
+
+def test_a_record_that_does_not_replay_to_its_outcome_is_refused(tmp_path, capsys):
+    record = json.loads(GAME16.read_text())
+    record["chips"][0] += 1
+    bad = tmp_path / "edited.json"
+    bad.write_text(json.dumps(record))
+    with pytest.raises(RecordMismatch, match="replay differs in chips"):
+        page(load_records([bad]))
+    out = tmp_path / "never.html"
+    assert main([str(bad), "-o", str(out)]) == 2
+    assert "nos-view: error:" in capsys.readouterr().err and not out.exists()
+
+
+def test_viewer_option(tmp_path, capsys):
+    assert page_data(page(load_records([GAME16]), viewer=3))["viewer"] == 3
+    with pytest.raises(ValueError, match="seat 0..3 of these hands or 'omniscient'"):
+        page(load_records([GAME16]), viewer=4)
+    assert main([str(GAME16), "-o", str(tmp_path / "p.html"), "--viewer", "4"]) == 2
+    with pytest.raises(SystemExit):
+        main([str(GAME16), "--viewer", "north"])
+    assert "--viewer must be 'omniscient' or a seat number" in capsys.readouterr().err
+
+
+def test_the_command_runs_as_a_module(tmp_path):
+    out = tmp_path / "game16.html"
+    done = subprocess.run([sys.executable, "-m", "nos_env.view", str(GAME16), "-o", str(out)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert f"wrote {out} (1 hand(s), 45 decisions" in done.stdout and out.stat().st_size > 10_000
+
+
+# ------------------------------------------------------------------ in a real browser
+STATUS = "document.getElementById('status').textContent"
+RIGHT, LEFT, HOME, END, V = (("ArrowRight", "ArrowRight", 39), ("ArrowLeft", "ArrowLeft", 37), ("Home", "Home", 36),
+                             ("End", "End", 35), ("v", "KeyV", 86))
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if BROWSER is None:
+        pytest.skip("no chromium on this machine: .ci/run installs it (apt-get install -y chromium)")
+    with Browser() as b:
+        yield b
+
+
+@pytest.fixture(scope="module")
+def replay_page(tmp_path_factory):
+    out = tmp_path_factory.mktemp("view") / "replay.html"
+    assert main([str(GAME16), str(GAME03), "-o", str(out)]) == 0
+    return out
+
+
+def pips_on_screen(browser) -> int:
+    return browser.evaluate("document.querySelectorAll('#table circle.pip').length")
+
+
+@needs_browser
+def test_stepping_with_the_keyboard_shows_each_decision(browser, replay_page):
+    record16, record03 = load(GAME16), load(GAME03)
+    browser.open(replay_page.as_uri())
+    assert browser.evaluate(STATUS) == ("hand 1 of 2, the start | phase set | seat 1 to move | "
+                                        "view: every hand (omniscient)")
+    assert pips_on_screen(browser) == visible_pips(hand_after(record16, 0), None)
+    for k in range(1, 4):
+        browser.press(*RIGHT)
+        assert browser.evaluate(STATUS).startswith(f"hand 1 of 2, decision {k} of 45 | ")
+    hand = hand_after(record16, 3)
+    assert browser.evaluate("document.getElementById('decision').textContent") == (
+        f"seat {hand_after(record16, 2).to_move} chose: {record16['actions'][2]}")
+    legal = browser.evaluate("[...document.querySelectorAll('#legal li')].map(li => li.textContent)")
+    assert legal == hand_after(record16, 2).legal_action_texts()
+    assert browser.evaluate("document.querySelector('#legal li.taken').textContent") == record16["actions"][2]
+    assert pips_on_screen(browser) == visible_pips(hand, None)
+    browser.press(*LEFT)
+    assert browser.evaluate(STATUS).startswith("hand 1 of 2, decision 2 of 45 | ")
+    browser.press(*END)
+    last = hand_after(record03, len(record03["actions"]))
+    assert browser.evaluate(STATUS) == (f"hand 2 of 2, decision {len(record03['actions'])} of "
+                                        f"{len(record03['actions'])} | phase over | hand over ({last.end_reason}) | "
+                                        "view: every hand (omniscient)")
+    payments = browser.evaluate("[...document.querySelectorAll('#events li.payment')].map(li => li.textContent)")
+    before = hand_after(record03, len(record03["actions"]) - 1)
+    start = len(before.events)
+    before.step(record03["actions"][-1])  # the last decision and what it set off (the close, the count)
+    expected = [f"seat {p.payer} pays seat {p.payee} {p.amount} ({p.reason})"
+                for e in before.events[start:] for p in e.payments]
+    assert payments == expected and len(expected) > 1
+    chips = browser.evaluate("[...document.querySelectorAll('#chips td:nth-child(2)')].map(td => +td.textContent)")
+    assert chips == record03["chips"]
+    browser.press(*HOME)
+    assert browser.evaluate(STATUS).startswith("hand 1 of 2, the start | ")
+    assert browser.evaluate("location.hash") == "#step=0&view=omniscient"
+
+
+@pytest.mark.parametrize("viewer", [0, 2])
+@needs_browser
+def test_a_seat_view_shows_that_seats_tiles_only(browser, replay_page, viewer):
+    record = load(GAME16)
+    browser.open(f"{replay_page.as_uri()}#step=9&view={viewer}")
+    hand = hand_after(record, 9)
+    assert browser.evaluate(STATUS).endswith(f"| view: seat {viewer}")
+    assert pips_on_screen(browser) == visible_pips(hand, viewer) < visible_pips(hand, None)
+    decider = hand_after(record, 8).to_move
+    legal_shown = browser.evaluate("document.querySelectorAll('#legal li').length")
+    assert (legal_shown > 0) == (decider == viewer)  # others' legal actions would show their tiles
+    browser.press(*V)  # V cycles: seat 0 -> 1 -> ... -> omniscient
+    expected = viewer + 1
+    assert browser.evaluate(STATUS).endswith(f"| view: seat {expected}")
+    assert pips_on_screen(browser) == visible_pips(hand, expected)
+
+
+@needs_browser
+def test_the_slider_and_the_screenshot(browser, replay_page):
+    browser.open(replay_page.as_uri())
+    browser.evaluate("(() => { const s = document.getElementById('slider'); s.value = 20;"
+                     " s.dispatchEvent(new Event('input')); })()")
+    assert browser.evaluate(STATUS).startswith("hand 1 of 2, decision 20 of 45 | ")
+    shot = Image.open(io.BytesIO(browser.screenshot())).convert("RGB")
+    assert shot.size == (1500, 1000)
+    pixels = np.asarray(shot).reshape(-1, 3)
+    felt = np.all(pixels == (0x2f, 0x6b, 0x45), axis=1).mean()
+    assert felt > 0.2  # the table is there, large
+    assert len(np.unique(pixels, axis=0)) > 50  # tiles, pips, text: far from a blank page
+    ivory = np.all(pixels == (0xf7, 0xf2, 0xe2), axis=1).sum()
+    assert ivory > 1000  # tile faces (about 20 on the table at this step, scaled to the window)
+
+
+@needs_browser
+def test_dump_dom_from_the_command_line(replay_page):
+    """The page also works for `chromium --headless --dump-dom`: the address picks the step and view."""
+    done = subprocess.run([BROWSER, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom",
+                           f"{replay_page.as_uri()}#step=5&view=2"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    status = re.search(r'<div id="status">(.*?)</div>', done.stdout).group(1)
+    hand = hand_after(load(GAME16), 5)
+    assert status == f"hand 1 of 2, decision 5 of 45 | phase {hand.phase} | seat {hand.to_move} to move | view: seat 2"
