@@ -9,6 +9,14 @@ the agents rotated one seat further at each table, so every agent plays every
 seat of every deal and the luck of the deal cancels out. Results are in chips
 per hand (one-hand episodes, D20).
 
+Every hand can be pulled up again. The CSV and the JSON name each deal's random
+stream (``stream_seed``: the seed given to ``FastTables.seed_tables``; ``stream_index``:
+the deal is that stream's deal number ``stream_index``, counted from 0) and the agent at
+every seat of every rotation. ``--save-records DIR`` writes the hand records
+(``nos_env/record.py``) of all deals, of the first agent's worst or best deals, or of
+given deal numbers: ``DIR/deal-17.json`` holds deal 17's hands (one per rotation, a JSON
+list that ``nos-view DIR/deal-17.json -o page.html`` shows one after the other).
+
 Statistics: an agent's result for a deal is its mean chip change over the
 deal's rotations. Means come with 95% confidence intervals (normal
 approximation, 1.96 standard errors over deals); the head-to-head table gives
@@ -20,17 +28,22 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import copy
 import csv
 import json
 import math
+import re
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
 from nos_env.fast_engine import FastTables
 from nos_env.announcements import ALL_ANNOUNCEMENTS, GAME_NAMES
+from nos_env.encoding import index_to_action
 from nos_env.extras import MissingExtraError
+from nos_env.record import hand_record
 from nos_env.threads import check_num_threads, default_threads
 
 from .base import Agent
@@ -38,6 +51,8 @@ from .play_loop import PlayLoop
 from .registry import AGENTS, agent_label, check_agent_spec, make_agent
 
 Z95 = 1.959963984540054
+#: What ``--records-for`` accepts (TournamentResult.choose_deals).
+RECORDS_FOR = re.compile(r"all|(worst|best)(:[1-9][0-9]*)?|[0-9]+(,[0-9]+)*")
 
 
 def mean_ci(values: np.ndarray) -> tuple[float, float]:
@@ -67,6 +82,12 @@ class TournamentResult:
     close_wrong: np.ndarray = field(repr=False)  # [H, n] wrong closings per seat
     by_reason: np.ndarray = field(repr=False)  # [H, n, reasons] net chips per seat and reason
     seconds: float = 0.0
+    # The deal's random stream: FastTables.seed_tables' seed and the deal's number in it (None: not kept).
+    stream_seed: np.ndarray | None = field(default=None, repr=False)  # [H]
+    stream_index: np.ndarray | None = field(default=None, repr=False)  # [H]
+    # What rebuilds a hand (run_tournament(keep_hands=...)): per hand None or (the hand at its
+    # start as an engine.Hand, the decisions taken as action indices).
+    hands: list | None = field(default=None, repr=False)
 
     # ------------------------------------------------------------ per agent
     def agent_chips(self) -> np.ndarray:
@@ -180,19 +201,101 @@ class TournamentResult:
         lines.append("hands ended by: " + ", ".join(f"{k} {v}" for k, v in s["ends"].items()))
         return "\n".join(lines)
 
+    def deal_table(self) -> list[dict]:
+        """Per deal (in order of deal number): its stream seed and index, and per rotation
+        (hand) the agent at each seat and each seat's chip change."""
+        out = []
+        for d in np.unique(self.deal):
+            rows = np.flatnonzero(self.deal == d)
+            entry = {"deal": int(d)}
+            if self.stream_seed is not None:
+                entry["stream_seed"] = int(self.stream_seed[rows[0]])
+                entry["stream_index"] = int(self.stream_index[rows[0]])
+            entry["hands"] = [{"hand": int(h), "agents": [self.labels[k] for k in self.seat_agent[h]],
+                               "chips": [int(c) for c in self.chips[h]]} for h in rows]
+            out.append(entry)
+        return out
+
     def to_json(self, path: str) -> None:
         with open(path, "w") as f:
-            json.dump({"labels": self.labels, **self.summary()}, f, indent=1)
+            json.dump({"labels": self.labels, **self.summary(), "deals_played": self.deal_table()}, f, indent=1)
+
+    # ------------------------------------------------------------- records
+    def choose_deals(self, which: str) -> list[int]:
+        """The deal numbers ``which`` names: ``all``; ``worst`` or ``best`` (``worst:K``, default 5):
+        the K deals where the first agent (``labels[0]``) did worst or best, by its mean chips over
+        the deal's rotations, worst (best) first; or deal numbers ``N,M,...`` as in the CSV."""
+        deals = np.unique(self.deal)
+        which = which.strip()
+        name, _, count = which.partition(":")
+        if name in ("worst", "best"):
+            if count and not count.isdigit() or count == "0":
+                raise ValueError(f"{which!r}: the count after '{name}:' must be a positive number, e.g. {name}:10")
+            k = int(count) if count else 5
+            order = np.argsort(self.per_deal()[:, 0], kind="stable")
+            order = order if name == "worst" else order[::-1]
+            return [int(deals[i]) for i in order[:k]]
+        if which == "all":
+            return [int(d) for d in deals]
+        try:
+            chosen = [int(p) for p in which.split(",")]
+        except ValueError:
+            raise ValueError(f"records for {which!r}: give 'all', 'worst[:K]', 'best[:K]' or deal numbers "
+                             f"N,M,... as in the CSV's deal column") from None
+        unknown = [d for d in chosen if d not in set(deals.tolist())]
+        if unknown:
+            raise ValueError(f"deal(s) {unknown} were not played; this run's deals are "
+                             f"{', '.join(map(str, deals[:8]))}{', ...' if len(deals) > 8 else ''}")
+        return chosen
+
+    def hand_record(self, h: int) -> dict:
+        """Hand ``h``'s record (``nos_env/record.py``), rebuilt in the reference engine from its
+        start and decisions, checked against the chips the tournament reported for it, with
+        the tournament's facts under ``"tournament"`` (a key replay ignores)."""
+        if self.hands is None or self.hands[h] is None:
+            raise ValueError(f"hand {h}'s decisions were not kept: run the tournament with keep_hands")
+        start, actions = self.hands[h]
+        hand = copy.deepcopy(start)
+        for a in actions:
+            hand.step(index_to_action(int(a), hand))
+        record = hand_record(hand)
+        change = [c - s for c, s in zip(record["chips"], record["chips_start"])]
+        if change != [int(c) for c in self.chips[h]]:  # the two engines disagree: never write such a record
+            raise RuntimeError(f"hand {h} rebuilt in the reference engine pays {change}, the tournament "
+                               f"reported {self.chips[h].tolist()}")
+        record["tournament"] = {
+            "deal": int(self.deal[h]), "hand": int(h), "seed": self.seed,
+            "agents": [self.labels[k] for k in self.seat_agent[h]],
+            **({"stream_seed": int(self.stream_seed[h]), "stream_index": int(self.stream_index[h])}
+               if self.stream_seed is not None else {}),
+        }
+        return record
+
+    def save_records(self, directory: str | Path, which: str = "all") -> list[Path]:
+        """Write ``DIR/deal-N.json`` for each deal ``which`` names (:meth:`choose_deals`): the
+        deal's hands, one record per rotation, as a JSON list. Returns the files written."""
+        deals = self.choose_deals(which)  # checked before anything is written
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        written = []
+        for d in deals:
+            records = [self.hand_record(int(h)) for h in np.flatnonzero(self.deal == d)]
+            path = directory / f"deal-{d}.json"
+            path.write_text(json.dumps(records, indent=1))
+            written.append(path)
+        return written
 
     def to_csv(self, path: str) -> None:
         """One row per hand and seat."""
         with open(path, "w", newline="") as f:
             w = csv.writer(f)
-            w.writerow(["hand", "deal", "seat", "agent", "chips", "announcement", "setter", "end",
+            w.writerow(["hand", "deal", "stream_seed", "stream_index", "seat", "agent", "chips", "announcement", "setter", "end",
                         "close_right", "close_wrong"] + [f"net_{r}" for r in FastTables.REASONS])
             for h in range(len(self.deal)):
                 for seat in range(self.num_players):
-                    w.writerow([h, int(self.deal[h]), seat, self.labels[self.seat_agent[h, seat]],
+                    stream = ([int(self.stream_seed[h]), int(self.stream_index[h])]
+                              if self.stream_seed is not None else ["", ""])
+                    w.writerow([h, int(self.deal[h]), *stream, seat, self.labels[self.seat_agent[h, seat]],
                                 int(self.chips[h, seat]), str(ALL_ANNOUNCEMENTS[self.announcement[h]]),
                                 int(self.setter[h]), ("out", "close", "blocked")[self.end[h]],
                                 int(self.close_right[h, seat]), int(self.close_wrong[h, seat])]
@@ -248,12 +351,14 @@ def label_agents(names: list[str]) -> list[str]:
 
 def run_tournament(agent_names: list, deals: int, seed: int = 0, duplicate: bool = True,
                    tables: int = 256, agent_options: dict | None = None, progress: bool = True,
-                   num_threads: int | str | None = None) -> TournamentResult:
+                   num_threads: int | str | None = None, keep_hands: bool = False) -> TournamentResult:
     """Play ``deals`` deals; with ``duplicate`` each deal once per rotation of the agents.
 
     Agents are names (``agents.registry``: a baseline, or ``model:PATH`` for a trained
     model) or ready-made :class:`Agent` instances, reported under their ``name``.
     ``num_threads`` is the engine's threads setting (``nos_env/threads.py``; None: the process default).
+    ``keep_hands`` keeps every hand's start and decisions, so :meth:`TournamentResult.hand_record`
+    and ``save_records`` can write its record.
     """
     n = len(agent_names)
     if n not in (3, 4, 5):
@@ -275,17 +380,27 @@ def run_tournament(agent_names: list, deals: int, seed: int = 0, duplicate: bool
     B = groups * rotations
     engine = FastTables(B, n, seed=seed, num_threads=num_threads, observation_dtype="float32")  # agents read float32
     # Tables of one group share a stream: the same deals, in the same order (one-hand episodes).
-    engine.seed_tables(np.arange(B), [seed * 100_003 + g for g in range(groups) for _ in range(rotations)])
+    stream_seed = [seed * 100_003 + g for g in range(groups)]
+    engine.seed_tables(np.arange(B), [stream_seed[g] for g in range(groups) for _ in range(rotations)])
     rotation = np.tile(np.arange(rotations), groups) if duplicate else (np.arange(B) % n)
     group = np.repeat(np.arange(groups), rotations)
     quota = np.array([deals // groups + (1 if g < deals % groups else 0) for g in range(groups)])
     engine.reset_tables()
     played = np.zeros(B, np.int64)  # episodes recorded per table
     records: list[tuple] = []
+    kept_hands: list[tuple] = []
     # Agent k sits at seat (k - rotation) mod n of a table: seat s holds agent (s + rotation) mod n.
     seat_agent = (np.arange(n)[None, :] + rotation[:, None]) % n
     # A table done with its deals plays on with its first legal move, no agent asked.
     loop = PlayLoop(engine, agents, seat_agent, rest="first_legal")
+    # Hands are rebuilt by replaying their decisions from their start in the reference engine,
+    # not with FastTables.reference_hand at their end: the loop's tables start their next deal
+    # in the step that ends a hand (autoreset), so the history is gone when the end is seen.
+    # The start is the table's fresh hand (reference_hand with no decisions yet), taken when a
+    # deal begins; the decisions are the loop's actions, one per step and table.
+    starts = [engine.reference_hand(b) for b in range(B)] if keep_hands else None
+    step_actions: list[np.ndarray] = []  # every step's actions, all tables (only with keep_hands)
+    first_step = np.zeros(B, np.int64)  # the step at which each table's current hand began
     total_hands = int(quota.sum()) * rotations
     bar = None
     if progress:
@@ -299,8 +414,17 @@ def run_tournament(agent_names: list, deals: int, seed: int = 0, duplicate: bool
         return live if live.any() else None
 
     def record(step) -> None:
-        ended = np.flatnonzero(step.terminated)
-        ended = ended[played[ended] < quota[group[ended]]]
+        if keep_hands:
+            step_actions.append(step.actions.astype(np.int16))  # the loop reuses its buffer
+        finished = np.flatnonzero(step.terminated)
+        ended = finished[played[finished] < quota[group[finished]]]
+        if keep_hands:
+            for b in ended:
+                decisions = np.array([a[b] for a in step_actions[first_step[b]:]], np.int16)
+                kept_hands.append((starts[b], decisions))
+            for b in finished:  # their next hand starts now (deals past the quota are not kept)
+                first_step[b] = len(step_actions)
+                starts[b] = engine.reference_hand(b) if played[b] + (b in ended) < quota[group[b]] else None
         if not len(ended):
             return
         stats = engine.episode_stats(ended)
@@ -308,7 +432,8 @@ def run_tournament(agent_names: list, deals: int, seed: int = 0, duplicate: bool
         for i, b in enumerate(ended):
             seats_agents = (np.arange(n) + rotation[b]) % n
             deal_id = int(group[b] * 1_000_000 + played[b])
-            records.append((deal_id, seats_agents, step.final_chips[b, :n] - engine.starting_chips,
+            records.append((deal_id, stream_seed[group[b]], int(played[b]),
+                            seats_agents, step.final_chips[b, :n] - engine.starting_chips,
                             int(stats.announcement[i]), int(stats.setter[i]), int(stats.end[i]), right[i], wrong[i],
                             stats.net_by_reason[i]))
             played[b] += 1
@@ -321,11 +446,13 @@ def run_tournament(agent_names: list, deals: int, seed: int = 0, duplicate: bool
     seconds = time.perf_counter() - start
     return TournamentResult(
         labels=labels, num_players=n, duplicate=duplicate, seed=seed,
-        deal=np.array([r[0] for r in records]), seat_agent=np.array([r[1] for r in records]),
-        chips=np.array([r[2] for r in records]), announcement=np.array([r[3] for r in records]),
-        setter=np.array([r[4] for r in records]), end=np.array([r[5] for r in records]),
-        close_right=np.array([r[6] for r in records]), close_wrong=np.array([r[7] for r in records]),
-        by_reason=np.array([r[8] for r in records]), seconds=seconds,
+        deal=np.array([r[0] for r in records]), seat_agent=np.array([r[3] for r in records]),
+        chips=np.array([r[4] for r in records]), announcement=np.array([r[5] for r in records]),
+        setter=np.array([r[6] for r in records]), end=np.array([r[7] for r in records]),
+        close_right=np.array([r[8] for r in records]), close_wrong=np.array([r[9] for r in records]),
+        by_reason=np.array([r[10] for r in records]), seconds=seconds,
+        stream_seed=np.array([r[1] for r in records]), stream_index=np.array([r[2] for r in records]),
+        hands=kept_hands if keep_hands else None,
     )
 
 
@@ -340,12 +467,23 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--json", help="write the summary as JSON")
     parser.add_argument("--csv", help="write every hand and seat as CSV")
     parser.add_argument("--png", help="write a chart of chips per hand with 95%% CIs")
+    parser.add_argument("--save-records", metavar="DIR",
+                        help="write hand records (nos_env/record.py, for nos-view) as DIR/deal-N.json, one file "
+                             "per deal holding its rotations' hands")
+    parser.add_argument("--records-for", default="all", metavar="all|worst[:K]|best[:K]|N,M,...",
+                        help="which deals --save-records writes: all (default), the first agent's K worst or "
+                             "best deals (K=5 by default), or deal numbers as in the CSV's deal column")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument("--threads", default=None, metavar="auto|N",
                         help="threads of every fast-engine batch of the run (Search's rollouts too): 'auto' "
                              "(serial beside other busy jobs, every core alone) or a number; "
                              "default: $NOS_ENV_THREADS, else auto")
     args = parser.parse_args(argv)
+    if not RECORDS_FOR.fullmatch(args.records_for.strip()):  # checked before the run, not after it
+        parser.error(f"--records-for must be all, worst[:K], best[:K] or deal numbers N,M,..., "
+                     f"got {args.records_for!r}")
+    if args.records_for != "all" and not args.save_records:
+        parser.error("--records-for chooses what --save-records writes: give --save-records DIR too")
     threads = args.threads
     if threads is not None:
         threads = int(threads) if threads.isdigit() else threads
@@ -356,7 +494,8 @@ def main(argv: list[str] | None = None) -> None:
     try:  # --threads holds for every batch of the run, the agents' own included
         with default_threads(threads) if threads is not None else contextlib.nullcontext():
             result = run_tournament(args.agents, args.deals, args.seed, duplicate=not args.no_duplicate,
-                                    tables=args.tables, progress=not args.quiet)
+                                    tables=args.tables, progress=not args.quiet,
+                                    keep_hands=bool(args.save_records))
     except (ValueError, MissingExtraError) as exc:  # e.g. model:PATH without the train extra
         parser.error(str(exc))
     print(result.table())
@@ -366,6 +505,13 @@ def main(argv: list[str] | None = None) -> None:
         result.to_csv(args.csv)
     if args.png:
         result.to_png(args.png)
+    if args.save_records:
+        try:
+            written = result.save_records(args.save_records, args.records_for)
+        except ValueError as exc:  # deal numbers this run did not play
+            parser.error(str(exc))
+        print(f"wrote {len(written)} record file(s) to {args.save_records} "
+              f"(view one: nos-view {written[0]} -o page.html)")
 
 
 if __name__ == "__main__":

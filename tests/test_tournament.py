@@ -157,3 +157,69 @@ def test_known_agents():
     assert {"random", "greedy"} <= set(AGENTS)
     with pytest.raises(ValueError, match="unknown agent"):
         make_agent("nobody")
+
+
+def test_saved_records_replay_to_the_reported_chips_and_open_in_the_viewer(tmp_path, capsys):
+    """Deliverable 4 of issue 17: a tournament's hand records replay (record.replay, verified) to
+    the chips the tournament's CSV reports for that deal and seat, and nos-view accepts them."""
+    import csv
+
+    from nos_env.record import replay
+    from nos_env.view import main as view_main
+
+    main(["--agents", "greedy", "random", "tactics", "--deals", "5", "--seed", "4", "--tables", "6", "--quiet",
+          "--csv", str(tmp_path / "h.csv"), "--json", str(tmp_path / "r.json"),
+          "--save-records", str(tmp_path / "rec"), "--records-for", "worst:2"])
+    assert "wrote 2 record file(s)" in capsys.readouterr().out
+    rows = list(csv.DictReader(open(tmp_path / "h.csv")))
+    reported = {(int(r["deal"]), int(r["hand"]), int(r["seat"])): (int(r["chips"]), r["agent"]) for r in rows}
+    summary = json.loads((tmp_path / "r.json").read_text())
+    per_deal = {d["deal"]: d for d in summary["deals_played"]}
+    # The first agent's (greedy's) mean per deal, from the CSV: the two lowest are the files written.
+    greedy = {}
+    for (deal, _, _), (chips, agent) in reported.items():
+        if agent == "greedy":
+            greedy.setdefault(deal, []).append(chips)
+    worst = sorted(greedy, key=lambda d: (np.mean(greedy[d]), d))[:2]
+    files = sorted((tmp_path / "rec").iterdir())
+    assert sorted(f.name for f in files) == sorted(f"deal-{d}.json" for d in worst)
+    for f in files:
+        deal = int(f.stem.split("-")[1])
+        records = json.loads(f.read_text())
+        assert len(records) == 3  # one hand per rotation (duplicate)
+        for record in records:
+            hand = replay(record)  # verified: chips, ledger, end and phase as recorded
+            t = record["tournament"]
+            assert t["deal"] == deal
+            assert (t["stream_seed"], t["stream_index"]) == (per_deal[deal]["stream_seed"],
+                                                             per_deal[deal]["stream_index"])
+            for seat in range(3):
+                chips, agent = reported[(deal, t["hand"], seat)]
+                assert hand.chips[seat] - record["chips_start"][seat] == chips
+                assert t["agents"][seat] == agent
+        assert view_main([str(f), "-o", str(tmp_path / "page.html")]) == 0
+        assert (tmp_path / "page.html").read_text().startswith("<!DOCTYPE html>")
+    # Every CSV row names its deal's random stream: same deal, same stream, different deals differ.
+    streams = {(int(r["deal"]), r["stream_seed"], r["stream_index"]) for r in rows}
+    assert len(streams) == 5 == len({(s, i) for _, s, i in streams})
+
+
+def test_records_for_is_checked(tmp_path, capsys):
+    r = run_tournament(["greedy", "random", "random"], 3, seed=1, tables=3, progress=False, keep_hands=True)
+    deals = sorted(set(r.deal.tolist()))
+    assert r.choose_deals("all") == deals
+    assert r.choose_deals(f"{deals[1]},{deals[0]}") == [deals[1], deals[0]]
+    assert len(r.choose_deals("best")) == 3  # at most the deals played
+    with pytest.raises(ValueError, match=r"deal\(s\) \[7\] were not played"):
+        r.save_records(tmp_path / "none", "7")
+    assert not (tmp_path / "none").exists()  # refused before anything is written
+    with pytest.raises(SystemExit):
+        main(["--agents", "greedy", "random", "random", "--save-records", str(tmp_path), "--records-for", "worse"])
+    assert "--records-for must be all, worst[:K], best[:K] or deal numbers" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--agents", "greedy", "random", "random", "--records-for", "worst"])
+    assert "give --save-records DIR too" in capsys.readouterr().err
+    plain = run_tournament(["greedy", "random", "random"], 3, seed=1, tables=3, progress=False)
+    with pytest.raises(ValueError, match="were not kept"):
+        plain.hand_record(0)
+    np.testing.assert_array_equal(plain.chips, r.chips)  # keeping the hands changes no game
