@@ -112,6 +112,7 @@ COMMANDS = [
     ["-m", "nos_env.playthrough", "regenerate"],
     ["-m", "nos_env.playthrough", "check"],
     ["-m", "nos_env.view"],
+    ["-m", "agents.play"],
     ["docs/make_pictures.py"],  # without --help handling it would rewrite the docs' pictures
 ] + [[f"benchmarks/{p.name}"] for p in sorted((ROOT / "benchmarks").glob("*.py"))] + [
     ["tests/golden/generate.py"],  # without --help handling it would rewrite the golden files

@@ -1,0 +1,176 @@
+"""nos-play (agents/play.py, issue 17 deliverable 1): the numbered moves, and a person's hand
+played end to end through a real terminal (tmux: keys sent, the screen read back)."""
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+import nos_env
+from agents.play import choices, main
+from conftest import ROOT
+from nos_env.encoding import index_to_action, legal_mask
+from nos_env.record import replay
+
+
+def test_every_legal_move_is_one_choice_and_a_close_is_asked_not_listed():
+    """Over random hands: each legal action is reachable exactly once (a choice, or a choice's
+    close), plays are not listed twice, and plays that may close come up."""
+    rng = np.random.default_rng(0)
+    closing_seen = 0
+    for seed in range(12):
+        env = nos_env.env(num_players=4, backend="reference")
+        env.reset(seed=seed)
+        hand = env.unwrapped.hand
+        while not hand.over:
+            legal = hand.legal_actions()
+            listed = choices(legal)
+            reachable = [c.action for c in listed] + [c.closing for c in listed if c.closing is not None]
+            assert sorted(map(str, reachable)) == sorted(map(str, legal))
+            for c in listed:
+                if c.closing is not None:
+                    closing_seen += 1
+                    assert c.action.kind == "play" and not c.action.close and c.closing.close
+                    assert c.label().endswith("(may close)") and " close" not in str(c.action)
+                if c.action.kind == "announce":  # the list says what each game is
+                    assert re.fullmatch(r"announce \S.* {3}\(.+\)", c.label()), c.label()
+            mask = legal_mask(hand)
+            env.step(int(rng.choice(np.flatnonzero(mask))))
+    assert closing_seen > 0
+
+
+def test_bad_arguments_are_refused(capsys):
+    for argv, message in [(["--agents", "random"], "give 2 to 4 agents"),
+                          (["--agents", "random", "random", "--seat", "3"], "--seat must be 0..2"),
+                          (["--agents", "random", "nobody"], "unknown agent")]:
+        with pytest.raises(SystemExit):
+            main(argv)
+        assert message in capsys.readouterr().err
+
+
+TMUX = shutil.which("tmux")
+PROMPT = re.compile(r"decision (\d+), your move \(number, action text, \? or q\)>")
+
+
+class Terminal:
+    """A program in a private tmux server (its own socket: no other tmux is touched)."""
+
+    def __init__(self, tmp_path, command: str):
+        self.socket = f"nos-play-test-{id(self)}"
+        conf = tmp_path / "tmux.conf"
+        conf.write_text("set -g history-limit 100000\n")
+        self.tmux("-f", str(conf), "new-session", "-d", "-s", "play", "-x", "150", "-y", "50",
+                  f"cd {ROOT} && {command}; echo EXITED $?; sleep 600")
+
+    def tmux(self, *args) -> str:
+        return subprocess.run(["tmux", "-L", self.socket, *args], check=True, capture_output=True,
+                              text=True).stdout
+
+    def text(self) -> str:
+        """Everything printed so far (the scrollback and the screen)."""
+        return self.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", "play")
+
+    def send(self, keys: str) -> None:
+        self.tmux("send-keys", "-t", "play", "-l", keys)
+        self.tmux("send-keys", "-t", "play", "Enter")
+
+    def wait_input(self, asked: int, timeout: float = 180) -> str:
+        """Wait until the program asks its question number ``asked + 1`` (or exits); the text."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            text = self.text()
+            lines = [line for line in text.splitlines() if line.strip()]
+            questions = sum(1 for line in lines if PROMPT.search(line) or line.startswith("close? (y/n)>"))
+            if "EXITED" in text or (questions > asked and lines[-1].rstrip().endswith(">")):
+                return text
+            time.sleep(0.2)
+        raise AssertionError(f"nos-play did not ask question {asked + 1} in {timeout} s; screen:\n{self.text()}")
+
+    def close(self) -> None:
+        subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
+
+
+def last_view(text: str) -> str:
+    """The last 'seat 0's view' panel and the moves listed under it."""
+    return text[text.rindex("seat 0's view"):]
+
+
+def listed_moves(view: str) -> dict[int, str]:
+    return {int(m[1]): m[2] for m in re.finditer(r"^\s+(\d+)  (\S.*?)\s*$", view, flags=re.M)}
+
+
+@pytest.mark.skipif(TMUX is None, reason="tmux is not installed (apt-get install tmux; .ci/run installs it)")
+def test_a_person_plays_a_hand_in_a_real_terminal(tmp_path):
+    record_path = tmp_path / "hand.json"
+    term = Terminal(tmp_path, f"{sys.executable} -m agents.play --seat 0 --agents random random random "
+                              f"--seed 11 --hints --save {record_path}")
+    try:
+        text = term.wait_input(0)
+        view = last_view(text)
+        # Only seat 0's tiles: its own line lists tiles, the others' lines give counts.
+        assert re.search(r"seat 0: chips .*\[(\d-\d ?)+\]", view), view
+        for s in (1, 2, 3):
+            assert re.search(rf"seat {s}: chips .*\[\d+ tiles\]", view), view
+        assert "hint: Tactics would" in view
+        typed = []
+        asked = 1
+        by_text = False
+        for _ in range(200):
+            if "EXITED" in text:
+                break
+            last = [line for line in text.splitlines() if line.strip()][-1]
+            if last.startswith("close? (y/n)>"):
+                term.send("n")
+            else:
+                moves = listed_moves(last_view(text))
+                if not by_text and len(moves) > 1:  # one move typed as text, the rest by number
+                    move = moves[2].split("   (")[0]  # "announce X   (what it is)", "play ...   (may close)"
+                    typed.append(move)
+                    term.send(move)
+                    by_text = True
+                else:
+                    term.send("1")
+            text = term.wait_input(asked)
+            asked += 1
+        assert "EXITED 0" in text, text[-3000:]
+        assert by_text, "seat 0 never had two moves to choose from: pick another seed"
+        assert "close? (y/n)> n" in text, "no play that may close came up: pick another seed"
+        assert "Ledger" in text and "every hand face up" in text
+        assert f"record saved: {record_path}" in text.replace("\n", "")
+        record = json.loads(record_path.read_text())
+        hand = replay(record)  # verified against the record's own chips and ledger
+        assert hand.over and typed[0] in record["actions"]
+        # The ledger's net per seat is what the screen reported.
+        for s in range(4):
+            change = hand.chips[s] - record["chips_start"][s]
+            assert re.search(rf"seat {s} \(\w+\): " + re.escape(f"{change:+d} chips, now {hand.chips[s]}"), text), s
+        # Seat 0's dealt tiles were on its first screen; no other seat's tile was shown before the end.
+        during = text[:text.index("every hand face up")]
+        first = last_view(text[:text.index("decision", text.index("seat 0's view"))])
+        mine = re.search(r"seat 0: chips .*\[((?:\d-\d ?)+)\]", first)[1].split()
+        assert set(mine) <= set(record["hands"][0])
+        for s in (1, 2, 3):
+            assert not re.search(rf"seat {s}: chips .*\[\d-\d", during)
+    finally:
+        term.close()
+
+
+@pytest.mark.skipif(TMUX is None, reason="tmux is not installed (apt-get install tmux; .ci/run installs it)")
+def test_q_quits_cleanly(tmp_path):
+    term = Terminal(tmp_path, f"{sys.executable} -m agents.play --agents greedy random --seat 1 --seed 2")
+    try:
+        term.wait_input(0)
+        term.send("play 9-9 L0")  # not even a tile: refused, asked again
+        text = term.wait_input(1)
+        assert "not understood" in text
+        term.send("q")
+        text = term.wait_input(2)
+        assert "quit: the hand was left unfinished" in text and "EXITED 0" in text
+        assert "Traceback" not in text
+    finally:
+        term.close()
