@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import copy
 import csv
 import json
 import math
@@ -41,7 +40,10 @@ import numpy as np
 
 from nos_env.fast_engine import FastTables
 from nos_env.announcements import ALL_ANNOUNCEMENTS, GAME_NAMES
+from nos_env.deal import Deal
 from nos_env.encoding import index_to_action
+from nos_env.engine import Hand
+from nos_env.options import Options
 from nos_env.extras import MissingExtraError
 from nos_env.record import hand_record
 from nos_env.threads import check_num_threads, default_threads
@@ -61,6 +63,22 @@ def mean_ci(values: np.ndarray) -> tuple[float, float]:
     if len(values) < 2:
         return float(values.mean()) if len(values) else math.nan, math.nan
     return float(values.mean()), float(Z95 * values.std(ddof=1) / math.sqrt(len(values)))
+
+
+@dataclass(frozen=True)
+class HandStart:
+    """What a hand starts from (engine.Hand's arguments): about 400 bytes, where the Hand
+    itself holds about 9 KB, for every hand a run keeps."""
+
+    deal: Deal
+    on_set: int
+    chips: tuple
+    first_hand: bool
+    options: Options
+
+    @classmethod
+    def of(cls, hand: Hand) -> "HandStart":
+        return cls(hand.deal, hand.on_set, tuple(hand.chips_start), hand.first_hand, hand.options)
 
 
 @dataclass
@@ -85,8 +103,8 @@ class TournamentResult:
     # The deal's random stream: FastTables.seed_tables' seed and the deal's number in it (None: not kept).
     stream_seed: np.ndarray | None = field(default=None, repr=False)  # [H]
     stream_index: np.ndarray | None = field(default=None, repr=False)  # [H]
-    # What rebuilds a hand (run_tournament(keep_hands=...)): per hand None or (the hand at its
-    # start as an engine.Hand, the decisions taken as action indices).
+    # What rebuilds a hand (run_tournament(keep_hands=...)): per hand None or (its start as
+    # HandStart, the decisions taken as action indices).
     hands: list | None = field(default=None, repr=False)
 
     # ------------------------------------------------------------ per agent
@@ -255,7 +273,8 @@ class TournamentResult:
         if self.hands is None or self.hands[h] is None:
             raise ValueError(f"hand {h}'s decisions were not kept: run the tournament with keep_hands")
         start, actions = self.hands[h]
-        hand = copy.deepcopy(start)
+        hand = Hand(start.deal, on_set=start.on_set, chips=list(start.chips), first_hand=start.first_hand,
+                    options=start.options)
         for a in actions:
             hand.step(index_to_action(int(a), hand))
         record = hand_record(hand)
@@ -398,7 +417,7 @@ def run_tournament(agent_names: list, deals: int, seed: int = 0, duplicate: bool
     # in the step that ends a hand (autoreset), so the history is gone when the end is seen.
     # The start is the table's fresh hand (reference_hand with no decisions yet), taken when a
     # deal begins; the decisions are the loop's actions, one per step and table.
-    starts = [engine.reference_hand(b) for b in range(B)] if keep_hands else None
+    starts = [HandStart.of(engine.reference_hand(b)) for b in range(B)] if keep_hands else None
     step_actions: list[np.ndarray] = []  # every step's actions, all tables (only with keep_hands)
     first_step = np.zeros(B, np.int64)  # the step at which each table's current hand began
     total_hands = int(quota.sum()) * rotations
@@ -424,7 +443,8 @@ def run_tournament(agent_names: list, deals: int, seed: int = 0, duplicate: bool
                 kept_hands.append((starts[b], decisions))
             for b in finished:  # their next hand starts now (deals past the quota are not kept)
                 first_step[b] = len(step_actions)
-                starts[b] = engine.reference_hand(b) if played[b] + (b in ended) < quota[group[b]] else None
+                starts[b] = (HandStart.of(engine.reference_hand(b)) if played[b] + (b in ended) < quota[group[b]]
+                             else None)
         if not len(ended):
             return
         stats = engine.episode_stats(ended)
