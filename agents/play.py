@@ -12,7 +12,9 @@ by its number or by typing its text in the engine's grammar
 (``nos_env/actions.py``, e.g. ``play 2-6 L1`` or ``draw``). A play that may
 also close is listed once; choosing it by number asks ``close?``. The
 announcement is picked from a list that says what each game is. ``--hints``
-shows what Tactics would do. At the end of the hand: every hand face up, the
+shows what Tactics (or ``--hints search``, any agent) would do, and at the
+announcement each game's expected chips by the research tool's rollouts
+(``agents/announce.py``). At the end of the hand: every hand face up, the
 hand's ledger, and its record (``nos_env/record.py``; ``nos-view`` shows it)
 saved to ``--save`` or a timestamped file. ``q`` quits (the record so far is
 saved only where ``--save`` names a file).
@@ -78,7 +80,8 @@ def choices(legal: list[Action]) -> list[Choice]:
 class Game:
     """One hand at ``seat`` against ``agents`` (specs, one per other seat, in seat order)."""
 
-    def __init__(self, seat: int, agents: list[str], seed: int, hints: bool = False, console=None):
+    def __init__(self, seat: int, agents: list[str], seed: int, hints: str | None = None, console=None,
+                 hint_samples: int = 100):
         import nos_env
         from rich.console import Console
 
@@ -89,14 +92,16 @@ class Game:
             raise ValueError(f"give 2 to 4 agents (3 to 5 players with you), got {len(agents)}")
         if not 0 <= seat < n:
             raise ValueError(f"--seat must be 0..{n - 1} at a table of {n}, got {seat}")
-        for spec in agents:
+        for spec in agents + ([hints] if hints else []):
             check_agent_spec(spec)
         self.seat, self.n, self.seed = seat, n, seed
         others = [s for s in range(n) if s != seat]
         self.players = {s: AECPlayer(spec, seed=seed * 1009 + s) for s, spec in zip(others, agents)}
         self.names = {s: agent_label(spec) for s, spec in zip(others, agents)}
         self.names[seat] = "you"
-        self.hint_player = AECPlayer("tactics", seed=seed) if hints else None
+        self.hint_player = AECPlayer(hints, seed=seed) if hints else None
+        self.hint_name = agent_label(hints) if hints else None
+        self.hint_samples = hint_samples
         # The reference backend: env.unwrapped.hand is the live hand, nothing rebuilt per step.
         self.env = nos_env.env(num_players=n, render_mode="ansi", render_viewer=seat, backend="reference")
         self.env.reset(seed=seed)
@@ -152,11 +157,16 @@ class Game:
         c, hand = self.console, self.hand
         listed = choices(hand.legal_actions())
         c.print(Panel(Text(self.env.render()), title=f"seat {self.seat}'s view", expand=False))
+        values = self.announcement_values() if self.hint_player is not None and hand.phase == "announce" else {}
         for k, choice in enumerate(listed, 1):
-            c.print(f"  {k:3d}  {choice.label()}", markup=False)
+            value = values.get(str(choice.action.announcement)) if choice.action.kind == "announce" else None
+            c.print(f"  {k:3d}  {choice.label()}" + (f"   {value}" if value else ""), markup=False)
+        if values:
+            c.print(f"  expected chips of each game for you: {self.hint_samples} deals of the tiles you cannot "
+                    f"see, played out by tactics (nos-announce hand)", markup=False)
         if self.hint_player is not None:
             hint = index_to_action(self.hint_player(self.env), hand)
-            c.print(f"  hint: Tactics would {format_action(hint)}", markup=False)
+            c.print(f"  hint: {self.hint_name} would {format_action(hint)}", markup=False)
         while True:
             try:
                 text = c.input(f"decision {len(hand.actions) + 1}, your move (number, action text, ? or q)> ").strip()
@@ -191,6 +201,20 @@ class Game:
                 c.print(f"{format_action(action)} is not legal now; choose from the list", markup=False)
                 continue
             return action
+
+    def announcement_values(self) -> dict[str, str]:
+        """Each legal announcement's expected chips for the setter, by the research tool's
+        rollouts (agents/announce.py evaluate_hand): from the setter's own dealt tiles and the
+        set tile only, every hidden tile sampled (D17)."""
+        from .announce import evaluate_hand
+
+        hand = self.hand
+        evaluation = evaluate_hand(list(hand.deal.hands[self.seat]), hand.set_tile, num_players=self.n,
+                                   setter=self.seat, samples=self.hint_samples, seed=self.seed)
+        rows = evaluation.summary()["announcements"]
+        best = rows[0]["announcement"]
+        return {r["announcement"]: f"expected {r['setter_mean']:+.1f} ± {r['setter_ci95']:.1f}"
+                                   + ("  best" if r["announcement"] == best else "") for r in rows}
 
     def ask_close(self) -> bool | None:
         while True:
@@ -233,7 +257,9 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"one agent per other seat, in seat order (2 to 4): from {sorted(AGENTS)} or "
                              "model:PATH (default: three tactics)")
     parser.add_argument("--seed", type=int, default=None, help="the deal's seed (default: a random one, printed)")
-    parser.add_argument("--hints", action="store_true", help="show what Tactics would do at each of your moves")
+    parser.add_argument("--hints", nargs="?", const="tactics", default=None, metavar="AGENT",
+                        help="show what an agent (default tactics; e.g. search) would do at each of your moves, "
+                             "and at the announcement each game's expected chips by rollouts")
     parser.add_argument("--save", metavar="PATH",
                         help="where the hand record goes (default: nos-hand-YYYYMMDD-HHMMSS.json here)")
     args = parser.parse_args(argv)
