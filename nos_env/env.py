@@ -6,7 +6,7 @@
 |--------------------|-------------------------------------------------------------|
 | Actions            | Discrete                                                    |
 | Parallel API       | No                                                          |
-| Manual Control     | No (script hands with the engine's text actions instead)    |
+| Manual Control     | Yes: `nos-play` (a person against agents in the terminal) |
 | Agents             | `agents = ['player_0', ..., 'player_{n-1}']`                |
 | Agents             | 3, 4 or 5                                                   |
 | Action Shape       | (1,)                                                        |
