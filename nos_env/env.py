@@ -6,7 +6,7 @@
 |--------------------|-------------------------------------------------------------|
 | Actions            | Discrete                                                    |
 | Parallel API       | No                                                          |
-| Manual Control     | Yes: `nos-play` (a person against agents in the terminal) |
+| Manual Control     | Yes: `nos-play` (a person against agents, in a terminal)    |
 | Agents             | `agents = ['player_0', ..., 'player_{n-1}']`                |
 | Agents             | 3, 4 or 5                                                   |
 | Action Shape       | (1,)                                                        |
