@@ -345,7 +345,21 @@ def main(argv: list[str] | None = None) -> None:
                         help="threads of every fast-engine batch of the run (Search's rollouts too): 'auto' "
                              "(serial beside other busy jobs, every core alone) or a number; "
                              "default: $NOS_ENV_THREADS, else auto")
+    # The leaderboard (agents/ratings.py) is on by default, so every agent ever evaluated is rated.
+    parser.add_argument("--leaderboard", metavar="PATH",
+                        help="rate this run's hands on this leaderboard (nos-ratings prints it); "
+                             "default $NOS_LEADERBOARD, else runs/leaderboard.json")
+    parser.add_argument("--no-leaderboard", action="store_true", help="leave the leaderboard alone")
     args = parser.parse_args(argv)
+    leaderboard = None
+    if not args.no_leaderboard:
+        from . import ratings
+
+        leaderboard = args.leaderboard or ratings.default_path()
+        try:  # a leaderboard that cannot be updated is reported before the run, not after it
+            ratings.load(leaderboard)
+        except ratings.LeaderboardError as exc:
+            parser.error(str(exc))
     threads = args.threads
     if threads is not None:
         threads = int(threads) if threads.isdigit() else threads
@@ -366,6 +380,10 @@ def main(argv: list[str] | None = None) -> None:
         result.to_csv(args.csv)
     if args.png:
         result.to_png(args.png)
+    if leaderboard is not None:
+        added = ratings.update_from_tournament(leaderboard, result, args.agents)
+        print(f"leaderboard {leaderboard}: " + (f"rated {len(result.deal)} hands (nos-ratings prints it)" if added
+                                                else "these results were rated before, unchanged"))
 
 
 if __name__ == "__main__":
