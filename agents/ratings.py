@@ -290,12 +290,17 @@ def tournament_games(result) -> list[tuple[list[int], list[float]]]:
     return [(result.seat_agent[h].tolist(), result.chips[h].tolist()) for h in order]
 
 
-def update_from_tournament(path: str | Path | None, result, agent_specs: list,
+def update_from_tournament(path: str | Path | None, result, agents: list,
                            agent_options: dict | None = None, game: str = "nos") -> bool:
-    """Rate a tournament's hands on the leaderboard; ``agent_specs`` as given to ``run_tournament``."""
+    """Rate a tournament's hands on the leaderboard. ``agents``: one per seat, as given to
+    ``run_tournament`` (with its ``agent_options``), or their :class:`AgentIdentity` taken before
+    the run (so a model is hashed as it was when it played)."""
     agent_options = agent_options or {}
-    identities = [agent_identity(spec, agent_options.get(spec) if isinstance(spec, str) else None)
-                  for spec in agent_specs]
+    identities = [spec if isinstance(spec, AgentIdentity) else
+                  agent_identity(spec, agent_options.get(spec) if isinstance(spec, str) else None)
+                  for spec in agents]
+    if len(identities) != result.num_players:
+        raise ValueError(f"give one agent per seat: the tournament had {result.num_players}, got {len(identities)}")
     # The same agent in several seats is one player: index the games by distinct identity.
     distinct = list({identity.key: identity for identity in identities}.values())
     index = {identity.key: i for i, identity in enumerate(distinct)}

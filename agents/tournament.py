@@ -356,9 +356,10 @@ def main(argv: list[str] | None = None) -> None:
         from . import ratings
 
         leaderboard = args.leaderboard or ratings.default_path()
-        try:  # a leaderboard that cannot be updated is reported before the run, not after it
-            ratings.load(leaderboard)
-        except ratings.LeaderboardError as exc:
+        try:  # a leaderboard that cannot be updated is reported before the run, not after it;
+            ratings.load(leaderboard)  # models are hashed now, as they are when they play
+            identities = [ratings.agent_identity(spec) for spec in args.agents]
+        except ValueError as exc:  # LeaderboardError, or an unknown agent
             parser.error(str(exc))
     threads = args.threads
     if threads is not None:
@@ -381,7 +382,10 @@ def main(argv: list[str] | None = None) -> None:
     if args.png:
         result.to_png(args.png)
     if leaderboard is not None:
-        added = ratings.update_from_tournament(leaderboard, result, args.agents)
+        try:
+            added = ratings.update_from_tournament(leaderboard, result, identities)
+        except ratings.LeaderboardError as exc:  # changed on disk during the run
+            parser.error(str(exc))
         print(f"leaderboard {leaderboard}: " + (f"rated {len(result.deal)} hands (nos-ratings prints it)" if added
                                                 else "these results were rated before, unchanged"))
 
