@@ -187,6 +187,8 @@ def _write_atomically(path: Path, data: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        # mkstemp makes the file private (0600); keep the leaderboard's mode, or a new file's usual one.
+        os.chmod(tmp, path.stat().st_mode & 0o7777 if path.exists() else 0o644)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             json.dump(data, f, indent=1)
             f.flush()

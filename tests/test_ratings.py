@@ -127,6 +127,7 @@ def test_reapplying_the_same_tournament_changes_nothing(tmp_path):
     agents = builtin("random", "greedy", "tactics")
     games = [([0, 1, 2], [5, 0, -5]), ([1, 2, 0], [2, -1, -1])]
     assert ratings.update(path, agents, games)
+    assert path.stat().st_mode & 0o777 == 0o644  # readable like any file, not mkstemp's 0600
     before = path.read_bytes()
     assert not ratings.update(path, agents, games)
     assert path.read_bytes() == before
@@ -134,6 +135,7 @@ def test_reapplying_the_same_tournament_changes_nothing(tmp_path):
     assert ratings.update(path, agents, [([0, 1, 2], [-5, 0, 5])])
     data = json.loads(path.read_text())
     assert len(data["games"]["nos"]["tournaments"]) == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["board.json", "board.json.lock"]  # no temporary files
     assert data["games"]["nos"]["players"]["random"]["games"] == 3
 
 
@@ -270,3 +272,35 @@ def test_agent_objects_have_an_identity():
     identity = agent_identity(GreedyAgent(seed=1))
     assert isinstance(identity, AgentIdentity)
     assert identity.key == "object:agents.greedy.GreedyAgent:" + GreedyAgent.name
+
+
+def test_parallel_updates_all_land(tmp_path):
+    """Four processes rate four different tournaments on one file at once: the lock keeps every one."""
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    path = tmp_path / "board.json"
+    code = ("import sys; from agents import ratings; k = int(sys.argv[1]); "
+            "ratings.update(sys.argv[2], [ratings.agent_identity(n) for n in ('random', 'greedy', 'tactics')], "
+            "[([0, 1, 2], [k, -k, 0])] * 50)")
+    runs = [subprocess.Popen([sys.executable, "-c", code, str(k), str(path)], cwd=ROOT) for k in range(1, 5)]
+    assert [run.wait(timeout=120) for run in runs] == [0, 0, 0, 0]
+    board = json.loads(path.read_text())["games"]["nos"]
+    assert len(board["tournaments"]) == 4
+    assert {key: p["games"] for key, p in board["players"].items()} == {"random": 200, "greedy": 200, "tactics": 200}
+
+
+def test_each_game_has_its_own_board():
+    data = ratings._empty()
+    apply_games(data, builtin("random", "greedy"), [([0, 1], [1, -1])], game="nos")
+    apply_games(data, builtin("random", "greedy"), [([0, 1], [1, -1])], game="bergen")
+    assert sorted(data["games"]) == ["bergen", "nos"]
+    # The same results on two boards: each rated from the prior, neither sees the other's game.
+    for key in ("random", "greedy"):
+        assert data["games"]["bergen"]["players"][key]["mu"] == data["games"]["nos"]["players"][key]["mu"]
+        assert data["games"]["nos"]["players"][key]["games"] == 1
+    text = ratings.table(data)
+    assert text.index("game bergen:") < text.index("game nos:")
+    assert "game nos:" not in ratings.table(data, "bergen")
