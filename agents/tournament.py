@@ -498,12 +498,27 @@ def main(argv: list[str] | None = None) -> None:
                         help="threads of every fast-engine batch of the run (Search's rollouts too): 'auto' "
                              "(serial beside other busy jobs, every core alone) or a number; "
                              "default: $NOS_ENV_THREADS, else auto")
+    # The leaderboard (agents/ratings.py) is on by default, so every agent ever evaluated is rated.
+    parser.add_argument("--leaderboard", metavar="PATH",
+                        help="rate this run's hands on this leaderboard (nos-ratings prints it); "
+                             "default $NOS_LEADERBOARD, else runs/leaderboard.json")
+    parser.add_argument("--no-leaderboard", action="store_true", help="leave the leaderboard alone")
     args = parser.parse_args(argv)
     if not RECORDS_FOR.fullmatch(args.records_for.strip()):  # checked before the run, not after it
         parser.error(f"--records-for must be all, worst[:K], best[:K] or deal numbers N,M,..., "
                      f"got {args.records_for!r}")
     if args.records_for != "all" and not args.save_records:
         parser.error("--records-for chooses what --save-records writes: give --save-records DIR too")
+    leaderboard = None
+    if not args.no_leaderboard:
+        from . import ratings
+
+        leaderboard = args.leaderboard or ratings.default_path()
+        try:  # a leaderboard that cannot be updated is reported before the run, not after it;
+            ratings.load(leaderboard)  # models are hashed now, as they are when they play
+            identities = [ratings.agent_identity(spec) for spec in args.agents]
+        except ValueError as exc:  # LeaderboardError, or an unknown agent
+            parser.error(str(exc))
     threads = args.threads
     if threads is not None:
         threads = int(threads) if threads.isdigit() else threads
@@ -532,6 +547,13 @@ def main(argv: list[str] | None = None) -> None:
             parser.error(str(exc))
         print(f"wrote {len(written)} record file(s) to {args.save_records} "
               f"(view one: nos-view {written[0]} -o page.html)")
+    if leaderboard is not None:
+        try:
+            added = ratings.update_from_tournament(leaderboard, result, identities)
+        except ratings.LeaderboardError as exc:  # changed on disk during the run
+            parser.error(str(exc))
+        print(f"leaderboard {leaderboard}: " + (f"rated {len(result.deal)} hands (nos-ratings prints it)" if added
+                                                else "these results were rated before, unchanged"))
 
 
 if __name__ == "__main__":

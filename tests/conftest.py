@@ -105,3 +105,18 @@ def warm_fast_kernels():
     tables.reset_tables()
     tables.step(np.array([int(np.flatnonzero(tables.MASK[0])[0])]))
     tables.observe(np.zeros(1, np.int64))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def leaderboard_in_a_temporary_folder(tmp_path_factory):
+    """nos-tournament rates every run on a leaderboard (default runs/leaderboard.json): the tests'
+    tournaments, subprocesses included (they inherit the variable), rate on a throwaway one instead."""
+    import os
+
+    before = os.environ.get("NOS_LEADERBOARD")
+    os.environ["NOS_LEADERBOARD"] = str(tmp_path_factory.mktemp("leaderboard") / "leaderboard.json")
+    yield
+    if before is None:
+        os.environ.pop("NOS_LEADERBOARD", None)
+    else:
+        os.environ["NOS_LEADERBOARD"] = before

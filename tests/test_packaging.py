@@ -102,6 +102,7 @@ def test_commands_with_a_model_agent_name_the_train_extra(tmp_path, command):
 COMMANDS = [
     ["-m", "nos_env.simulate"],
     ["-m", "agents.tournament"],
+    ["-m", "agents.ratings"],
     ["-m", "agents.announce"],
     ["-m", "agents.announce", "hand"],
     ["-m", "agents.announce", "survey"],

@@ -413,3 +413,23 @@ def test_compact_rollout_buffer_gives_the_same_samples_as_sb3_contribs():
         for x, y in zip(a, b):
             th.testing.assert_close(x.float(), y.float())
         assert b.action_masks.dtype == th.bool
+
+
+def test_a_trained_model_is_rated_on_the_leaderboard_by_its_content(smoke_run, tmp_path, capsys):
+    """nos-tournament rates a model under its path and the SHA-256 of its zip (agents/ratings.py)."""
+    import hashlib
+    import shutil
+
+    from agents.tournament import main as tournament_main
+
+    model = tmp_path / "model.zip"
+    shutil.copy(smoke_run / "model.zip", model)
+    board = tmp_path / "board.json"
+    tournament_main(["--agents", f"model:{model}", "random", "random", "--deals", "2", "--quiet",
+                     "--leaderboard", str(board)])
+    players = json.loads(board.read_text())["games"]["nos"]["players"]
+    sha = hashlib.sha256(model.read_bytes()).hexdigest()
+    key = f"model:{model.resolve()}@sha256:{sha}"
+    assert set(players) == {key, "random"}
+    assert players[key]["games"] == 6 and players[key]["path"] == str(model.resolve())
+    assert players[key]["label"] == f"model:model.zip@{sha[:8]}"
