@@ -114,7 +114,7 @@ class NosVectorEnv:
         self.observation_space = batch_space(self.single_observation_space, B)
         self.action_space = batch_space(self.single_action_space, B)
         self.action_mask_space = batch_space(self.single_action_mask_space, B)
-        self._obs = np.zeros((B, D), self.observation_dtype)  # reset()'s and observe()'s output
+        self._obs = np.zeros((B, D), self.observation_dtype)  # reset()'s output (step returns the engine's own buffer)
         self._needs_reset = True
 
     # ------------------------------------------------------------------ api
