@@ -22,6 +22,7 @@ from nos_env.family_env import FAMILY_GAMES
 
 TEN = [g for g in FAMILY_GAMES if g != "blind"]
 GAMES_PER_CASE = 2
+STRIDE = 3
 
 
 def positions(game: str, num_players: int, seed: int, options: dict | None = None, games: int = GAMES_PER_CASE):
@@ -30,8 +31,11 @@ def positions(game: str, num_players: int, seed: int, options: dict | None = Non
     rng = np.random.default_rng(seed)
     for k in range(games):
         g = new_engine(game, rules, seed * 100 + k)
+        step = 0
         while not g.done:
-            yield g, rng
+            if step % STRIDE == 0:  # every third decision: a deep copy per position is the cost here
+                yield g, rng
+            step += 1
             legal = g.legal_actions()
             g.step(legal[int(rng.integers(len(legal)))])
 
@@ -66,7 +70,7 @@ def test_hidden_tiles_do_not_reach_the_observation(game):
         if any(twin.hand.hands[s] != g.hand.hands[s] for s in range(n)) or twin.hand.boneyard != g.hand.boneyard:
             differed += 1
             seen_by_others += any(not np.array_equal(twin.observe(s), g.observe(s)) for s in range(n) if s != observer)
-    assert checked > 50 and differed > checked // 2 and seen_by_others > 0
+    assert checked > 15 and differed > checked // 2 and seen_by_others > 0
 
 
 def test_hidden_tiles_with_teams_and_the_double_nine_set():
@@ -101,4 +105,4 @@ def test_blind_nobody_sees_an_unturned_tile(n):
         np.testing.assert_array_equal(twin.legal_mask(), g.legal_mask())
         checked += 1
         differed += twin.rows != g.rows
-    assert checked > 10 and differed > checked // 5
+    assert checked > 8 and differed > checked // 5
