@@ -227,7 +227,7 @@ def encode(game, seat: int, dtype: object = "float32", score_scale: float = 100.
 
     def put(name, index, value=1):
         start, _, shape = layout[name]
-        flat = np.ravel_multi_index(index, shape) if isinstance(index, tuple) else index
+        flat = index[0] * shape[1] + index[1] if isinstance(index, tuple) else index
         obs[start + flat] = value
 
     def rel(s):
