@@ -363,3 +363,14 @@ def test_record_replays_and_decisionless_deals():
     while plain.done:
         plain.reset()
     assert plain.dealt == skip.dealt and plain.events == skip.events
+
+
+def test_family_rules_module_hands_blind_over():
+    from nos_env.family import rules
+
+    r = rules.make_rules("blind", 3, optional_play=True)
+    assert r == make_blind_rules(3, optional_play=True)
+    assert rules.player_counts("blind") == (2, 3, 4, 5) and rules.default_players("blind") == 4
+    assert set(rules.options_table("blind")) == {"tileset", "first_seat", "optional_play", "target_score"}
+    with pytest.raises(ValueError, match="no option 'teams'"):
+        rules.make_rules("blind", 4, teams=True)

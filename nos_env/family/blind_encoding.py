@@ -86,11 +86,11 @@ def set_index(t: int, *, rules) -> int:
     return 2 * rules.num_tiles + int(t)
 
 
-def draw_index(*, rules) -> int:
+def draw_index(rules) -> int:
     return 3 * rules.num_tiles
 
 
-def pass_index(*, rules) -> int:
+def pass_index(rules) -> int:
     """The PASS id; in Blind it is DECLINE (BD5, ``optional_play``)."""
     return 3 * rules.num_tiles + 1
 
@@ -192,6 +192,11 @@ def compact_tail_at(rules) -> int:
     return -(-float_size(rules) // 4) * 4
 
 
+#: the name nos_env.family.encoding gives it
+compact_scores_at = compact_tail_at
+SCORE_FIELDS = TAIL_FIELDS
+
+
 def compact_size(rules) -> int:
     return compact_tail_at(rules) + 4 * (MAX_SEATS + 1)
 
@@ -203,7 +208,7 @@ def check_observation_dtype(dtype: object) -> str:
     return name
 
 
-def observation_size(rules, dtype: object) -> int:
+def observation_size(rules, dtype: object = "float32") -> int:
     return compact_size(rules) if check_observation_dtype(dtype) == "uint8" else float_size(rules)
 
 
@@ -285,6 +290,11 @@ def encode(game, seat: int, dtype: object = "float32", score_scale: float = 100.
         tail[rel(s)] = game.scores[s]
     compact[at:] = tail.view(np.uint8)
     return compact
+
+
+def compact_scores(compact: np.ndarray, rules) -> np.ndarray:
+    """The tail of compact observations as int32 [..., 6]: seat_score by offset, then target."""
+    return np.ascontiguousarray(compact[..., compact_tail_at(rules):]).view("<i4")
 
 
 def decode_compact(compact: np.ndarray, rules, score_scale: float = 100.0) -> np.ndarray:
