@@ -59,6 +59,7 @@ gives the float form value for value.
 from __future__ import annotations
 
 from collections import OrderedDict
+from functools import cache
 
 import numpy as np
 
@@ -148,8 +149,13 @@ def parse(text: str, rules) -> int:
 
 # -------------------------------------------------------------- observation
 def observation_layout(rules) -> "OrderedDict[str, tuple[int, int, tuple[int, ...]]]":
-    """name -> (start, stop, shape) in the float32 observation."""
-    n_t, m, s = rules.num_tiles, rules.max_pip, MAX_SEATS
+    """name -> (start, stop, shape) in the float32 observation (a new dict each call)."""
+    return OrderedDict(_layout(rules.num_tiles, rules.max_pip))
+
+
+@cache
+def _layout(n_t: int, m: int) -> "OrderedDict[str, tuple[int, int, tuple[int, ...]]]":
+    s = MAX_SEATS
     fields = [
         ("num_players", (len(PLAYER_COUNTS),)),
         ("phase", (4,)),
@@ -184,7 +190,7 @@ def observation_layout(rules) -> "OrderedDict[str, tuple[int, int, tuple[int, ..
 
 
 def float_size(rules) -> int:
-    return next(reversed(observation_layout(rules).values()))[1]
+    return next(reversed(_layout(rules.num_tiles, rules.max_pip).values()))[1]
 
 
 def compact_tail_at(rules) -> int:
@@ -214,7 +220,7 @@ def observation_size(rules, dtype: object = "float32") -> int:
 
 def tail_slots(rules) -> np.ndarray:
     """The float slots of the tail fields, in tail order."""
-    layout = observation_layout(rules)
+    layout = _layout(rules.num_tiles, rules.max_pip)
     return np.concatenate([np.arange(*layout[f][:2]) for f in TAIL_FIELDS])
 
 
@@ -227,7 +233,7 @@ def encode(game, seat: int, dtype: object = "float32", score_scale: float = 100.
     rules = game.rules
     dtype = check_observation_dtype(dtype)
     n, n_t = rules.num_players, rules.num_tiles
-    layout = observation_layout(rules)
+    layout = _layout(n_t, rules.max_pip)
     obs = np.zeros(float_size(rules), np.float32)
 
     def put(name, index, value=1):
