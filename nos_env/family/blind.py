@@ -95,6 +95,11 @@ def player_counts(game: str = GAME) -> tuple[int, ...]:
     return PLAYER_COUNTS
 
 
+def default_players(game: str = GAME) -> int:
+    """4, as every family game (the page names no default)."""
+    return DEFAULT_PLAYERS
+
+
 def options_table(game: str = GAME) -> dict:
     return dict(OPTIONS)
 
