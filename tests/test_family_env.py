@@ -329,3 +329,18 @@ def test_pictures_hide_other_hands_and_are_deterministic():
     again = raw_env("all_fives", backend="fast", render_mode="rgb_array", render_viewer=0)
     again.reset(seed=2)
     np.testing.assert_array_equal(again.render(), pictures[0])  # same game on either engine, same pixels
+
+
+def test_the_family_pictures_in_the_docs_are_what_the_code_draws():
+    """docs/family.md shows docs/pictures/family_*.png: redraw with `python docs/make_pictures.py`."""
+    import importlib.util
+
+    from conftest import ROOT
+    from nos_env.draw.base import png_bytes
+
+    spec = importlib.util.spec_from_file_location("make_pictures", ROOT / "docs" / "make_pictures.py")
+    make_pictures = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(make_pictures)
+    for name, args in make_pictures.FAMILY_PICTURES.items():
+        fresh = png_bytes(make_pictures.palette_picture(make_pictures.family_picture(*args)))
+        assert (ROOT / "docs" / "pictures" / name).read_bytes() == fresh, "run python docs/make_pictures.py"
