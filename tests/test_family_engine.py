@@ -197,6 +197,7 @@ def test_redeal_until_a_double_uses_the_same_stream():
 @pytest.mark.parametrize("call, message", [
     (lambda: make_rules("nos"), "game must be one of"),
     (lambda: make_rules("block", 6), "num_players must be one of 2, 3, 4, 5"),
+    (lambda: make_rules("matador", players=3), "give the number of players as num_players"),
     (lambda: make_rules("fours", 3), "num_players must be one of 4"),
     (lambda: make_rules("block", draw_rule="one"), "block has no option 'draw_rule'"),
     (lambda: make_rules("draw", draw_rule="none"), "draw_rule must be one of 'until_playable', 'one'"),
