@@ -20,8 +20,36 @@ The random stream (``nos_env.rng.SplitMix64``, created by ``reset(seed)``; a pla
 Nothing else draws from the stream. With ``skip_decisionless`` a deal played out without
 a decision is followed at once by steps 1-2 again on the same stream.
 
-Actions and the observation are in ``blind_encoding.py`` (its docstring has the tables).
-Results (BD8): the winner scores 1, the others 0; ``step`` returns each seat's points.
+Actions: the family space of ``3N + 2`` ids; a decision is PLAY(turned tile, L0 or L1)
+(``t*2 + arm``) or, with ``optional_play``, DECLINE (the PASS id ``3N + 1``); SET and DRAW
+are never legal. Results (BD8): the winner scores 1, the others 0; ``step`` returns each
+seat's points.
+
+What a seat may know (BD3), and so all its observation holds (``blind_encoding.py`` has the
+layout with shapes and the compact form; seat offsets relative to the observer):
+
+=================== ===================================================================
+slices              meaning
+=================== ===================================================================
+num_players, phase  player count; play (first tile of the turn) or continuing (has played)
+turned_up           the tile just turned up, which the decision is about
+on_table, placer,   the line: its tiles, who placed each, its arm (or the set),
+tile_arm, set_tile  the set tile
+arm_*               each end: exists, open number, tiles on it, fits the turned-up tile,
+                    ends in a double
+seat_present,       seats; whose turn; each row's length; how many of its tiles were
+seat_to_move,       never turned up
+seat_hand_size,
+seat_unseen
+row_seen, row_place every tile seen and still in a row: whose row, its place (1 = front)
+unseen, set_aside   the tiles never turned up (as a set: in some row or set aside); how
+                    many are set aside
+seat_score, target  scores (1 for the winner once over); target always 0
+=================== ===================================================================
+
+Nothing about a tile that was never turned up is in it, its owner's own row included (the
+same for every seat): ``tests/test_blind_rules.py`` shuffles the unseen tiles and checks
+every seat's observation is unchanged.
 """
 
 from __future__ import annotations
