@@ -374,3 +374,24 @@ def test_family_rules_module_hands_blind_over():
     assert set(rules.options_table("blind")) == {"tileset", "first_seat", "optional_play", "target_score"}
     with pytest.raises(ValueError, match="no option 'teams'"):
         rules.make_rules("blind", 4, teams=True)
+
+
+def test_determinizations_keep_every_observation():
+    # search samples the never-seen tiles; no seat can tell the sample from the game (BD3),
+    # and the sample plays the same history (with_hidden replays it and refuses otherwise)
+    rnd = random.Random(8)
+    moved = 0
+    for seed in range(20):
+        rules = make_blind_rules(3 + seed % 3, tileset=("double_six", "double_nine")[seed % 2])
+        g = BlindGame(rules, seed=seed, skip_decisionless=True)
+        while not g.done:
+            h = g.sample_hidden(rnd)
+            moved += h.hidden_tiles() != g.hidden_tiles()
+            assert h.events == g.events and sorted(h.hidden_tiles()) == sorted(g.hidden_tiles())
+            for seat in range(rules.num_players):
+                assert (h.observe(seat, "uint8") == g.observe(seat, "uint8")).all()
+            g.step(rnd.choice(g.legal_actions()))
+    assert moved > 10
+    g = game_of(EXAMPLE2, EXAMPLE2_ASIDE)
+    with pytest.raises(ValueError, match="an order of the 22 hidden tiles"):
+        g.with_hidden([0, 1])
