@@ -228,14 +228,7 @@ def test_bad_seed_and_viewer_are_refused():
 
 
 # ----------------------------------------------------------------- seeding and dtypes
-#: Known engine disagreement (reported to helpers ref/fast): after a Fours hand ends with the
-#: mover going out during his turn, the reference observation's phase is "play", the fast one's
-#: "continuing". Strict: this fails as soon as the engines agree, so the mark is then removed.
-FOURS_END_PHASE = pytest.mark.xfail(strict=True, reason="Fours' phase after the hand ends differs between engines")
-
-
-@pytest.mark.parametrize("game", [g if g != "fours" else pytest.param(g, marks=FOURS_END_PHASE)
-                                  for g in FAMILY_GAMES])
+@pytest.mark.parametrize("game", FAMILY_GAMES)
 def test_both_backends_play_the_same_seeded_game(game):
     envs = [nos_env.env(game=game, backend=b, num_players=2 if game != "fours" else 4, **single_hand(game))
             for b in BACKENDS]
