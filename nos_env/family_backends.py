@@ -157,7 +157,8 @@ class FastBackend:
 
     @property
     def winner(self):
-        return self.game.winner
+        w = int(table_winners(self.tables, self._row)[0])
+        return None if w < 0 else w
 
     @property
     def scores(self) -> list[int]:
