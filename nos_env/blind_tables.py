@@ -251,7 +251,7 @@ class BlindTables:
 
     def clone_table(self, b: int) -> dict:
         b = self.check_table(b)
-        return {name: getattr(self, name)[b].copy() for name in self._arrays}
+        return {name: getattr(self, name)[b, ...].copy() for name in self._arrays}  # R's row: a 0-d array
 
     def restore_table(self, b: int, snapshot: dict) -> None:
         b = self.check_table(b)
