@@ -238,3 +238,19 @@ def test_seed_tables_and_snapshots():
     assert (fast.observe(fast.current_player.astype(np.int64)) == obs_before).all()
     with pytest.raises(ValueError, match="seeds"):
         fast.seed_tables([0], [1, 2])
+
+
+def test_buffers_and_streams_are_checked():
+    fast = BlindTables("blind", 2, num_players=2, seed=0, threads=1)
+    seats = fast.current_player.astype(np.int64)
+    out = np.zeros((2, fast.observation_size), np.uint8)
+    assert fast.observe(seats, out=out) is out and out.any()
+    assert (fast.hand_number == 0).all() and fast.thread_stats
+    for bad in (np.zeros((2, 3), np.uint8), np.zeros((2, fast.observation_size), np.float32)):
+        with pytest.raises(ValueError, match="writable C-contiguous uint8"):
+            fast.observe(seats, out=bad)
+    with pytest.raises(ValueError, match="uint64"):
+        fast.sample_legal(np.zeros(2, np.int64))
+    with pytest.raises(ValueError, match="bool mask"):
+        fast.reset_tables([0, 2])
+    assert fast.check_rows(np.array([True, False])).tolist() == [0]
