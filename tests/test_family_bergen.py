@@ -1,0 +1,104 @@
+"""Bergen (docs/rules/bergen.md, BE1..BE8, and the family page F1..F24).
+
+Every expected score, seat to move and legal-action list below was derived by hand from the
+pages, never from the engine. x0, x1 are the numbers the two ends show; a double lying across
+an end with nothing beyond shows its number twice (BE3). Seats: A=0, B=1, C=2, D=3.
+"""
+
+from __future__ import annotations
+
+from family_helpers import assert_legal, position, step
+
+# Four players, six tiles each; A holds [0-0], the lowest double (BE2).
+HEADER_HANDS = [["0-0", "3-3", "4-6", "1-1", "1-2", "1-3"],
+                ["0-3", "3-4", "1-4", "1-5", "1-6", "2-2"],
+                ["0-5", "4-4", "2-3", "2-4", "2-5", "2-6"],
+                ["3-5", "3-6", "5-5", "5-6", "6-6", "0-1"]]
+
+
+def _headers(scores=None):
+    g = position("bergen", HEADER_HANDS, scores=scores, target_score=15 if scores else None)
+    return g
+
+
+def test_worked_examples_1_3_5_double_and_triple_headers():
+    """bergen.md Worked examples 1 (the lowest double [0-0] is set by its holder, who scores 2;
+    BE2, F12), 3 (ends 3 and 5, [5-3] on the 5 leaves 3: 2; then [3-3] across: 3) and 5 (a
+    single that leaves the number of a double lying across the other end: 3)."""
+    g = _headers()
+    assert g.scores == [2, 0, 0, 0] and g.to_move == 1
+    step(g, 1, "play 0-3 on L0", [0, 0, 0, 0])   # ends 3 and 0 (the set's free side): unequal
+    step(g, 2, "play 0-5 on L1", [0, 0, 0, 0])   # ends 3 and 5
+    step(g, 3, "play 3-5 on L1", [0, 0, 0, 2])   # Example 3: ends 3 and 3: a double header
+    # ends 3 and 3: A's [3-3] and [1-3]... only the 3s fit, on either end
+    step(g, 0, "play 3-3 on L0", [3, 0, 0, 0],
+         legal=["play 3-3 on L0", "play 3-3 on L1", "play 1-3 on L0", "play 1-3 on L1"])
+    # Example 3: [3-3] across L0 shows 3 twice, L1 shows 3: a triple header
+    step(g, 1, "play 3-4 on L1", [0, 0, 0, 0])   # ends 3 (the double) and 4
+    step(g, 2, "play 4-4 on L1", [0, 0, 0, 0])   # ends 3 (double) and 4 (double): unequal
+    step(g, 3, "play 3-6 on L0", [0, 0, 0, 0])   # ends 6 and 4 (double)
+    step(g, 0, "play 4-6 on L0", [3, 0, 0, 0])   # Example 5: 4 and the [4-4] across: 3
+    assert g.scores == [8, 0, 0, 2]
+
+
+def test_be7_match_ends_at_15():
+    """BE7 / F18: D has 13; his double header (2) makes 15: the match ends at once."""
+    g = _headers(scores=[0, 0, 0, 13])
+    assert g.scores == [2, 0, 0, 13]
+    step(g, 1, "play 0-3 on L0")
+    step(g, 2, "play 0-5 on L1")
+    step(g, 3, "play 3-5 on L1", [0, 0, 0, 2])
+    assert g.done and g.winner == 3 and g.scores == [2, 0, 0, 15]
+
+
+# Free opening: A sets [3-4]; the boneyard's top is [2-5] then [1-6].
+DRAW_HANDS = [["3-4", "0-0", "0-1", "0-2", "0-3", "0-4"],
+              ["3-3", "0-5", "1-1", "1-2", "1-3", "1-4"],
+              ["4-6", "1-5", "2-2", "2-3", "2-4", "4-4"],
+              ["3-6", "3-5", "4-5", "5-5", "5-6", "6-6"]]
+DRAW_TOP = ["2-5", "1-6"]
+
+
+def test_worked_examples_4_and_2_and_be4_draw_one():
+    """bergen.md Worked examples 4 (ends 4 and 3, [3-3] on the 3: 3, 3 and 4, no score) and 2
+    (ends 6 and 3, [3-6] on the 3 leaving 6: two 6s, 2); BE2 free opening: a single set scores
+    nothing; BE4 / F9 "one": a stuck player draws one tile, passes if it does not fit, and must
+    play it if it fits (on either end)."""
+    g = position("bergen", DRAW_HANDS, DRAW_TOP, opening="free", setter=0, target_score=None)
+    step(g, 0, "set 3-4", [0, 0, 0, 0])           # ends 3 and 4
+    step(g, 1, "play 3-3 on L0", [0, 0, 0, 0])    # Example 4: 3, 3 and 4
+    step(g, 2, "play 4-6 on L1", [0, 0, 0, 0])    # ends 3 (double) and 6
+    step(g, 3, "play 3-6 on L0", [0, 0, 0, 2])    # Example 2: ends 6 and 6
+    step(g, 0, "draw", [0, 0, 0, 0], legal=["draw"])  # A has no 6
+    step(g, 0, "pass", [0, 0, 0, 0], legal=["pass"])  # [2-5] does not fit: he passes
+    step(g, 1, "draw", [0, 0, 0, 0], legal=["draw"])  # B has no 6 either; he draws [1-6]
+    step(g, 1, "play 1-6 on L0", [0, 0, 0, 0], legal=["play 1-6 on L0", "play 1-6 on L1"])
+    assert g.to_move == 2                        # ends 1 and 6: unequal, no score
+
+
+def test_worked_example6_out_with_a_double_header():
+    """bergen.md Worked example 6 (BE8): C goes out with a play that leaves both ends equal:
+    2 for the play, then 1 for going out."""
+    g = position("bergen", [["1-2", "0-0"], ["1-3", "5-5"], ["2-3"]], opening="free", setter=0,
+                 target_score=None)
+    step(g, 0, "set 1-2", [0, 0, 0])              # ends 1 and 2
+    step(g, 1, "play 1-3 on L0", [0, 0, 0])       # ends 3 and 2
+    step(g, 2, "play 2-3 on L1", [0, 0, 3])       # ends 3 and 3: 2, and out: 1
+    assert g.done and g.scores == [0, 0, 3]
+
+
+def test_be2_lowest_double_of_several():
+    """BE2: [1-1] is lower than [3-3] and [6-6]: its holder (seat 2) sets it and scores 2."""
+    g = position("bergen", [["3-3", "0-2"], ["6-6", "1-4"], ["1-1", "2-5"]], target_score=None)
+    assert g.scores == [0, 0, 2] and g.to_move == 0
+    assert_legal(g, ["draw"])                     # A's [3-3], [0-2] have no 1
+
+
+def test_be2_lowest_tile_without_doubles():
+    """BE2 opening="lowest_tile" (F2 reversed): no double held; [1-2] (3 pips, higher end 2)
+    is below [0-3] (3 pips, higher end 3): seat 1 sets [1-2], scoring nothing (1 and 2 differ);
+    L0 shows 1, L1 shows 2."""
+    g = position("bergen", [["0-3", "2-4"], ["1-2", "3-5"]], opening="lowest_tile",
+                 target_score=None)
+    assert g.scores == [0, 0] and g.to_move == 0
+    assert_legal(g, ["play 2-4 on L1"])
