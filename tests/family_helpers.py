@@ -7,14 +7,14 @@ seat to move and legal-action list in those tests is derived by hand from the ru
 nothing here computes a rule. The one thing computed here is the tile index of the contract
 (low-major order 0-0, 0-1, ..., m-m), written out independently of the engine.
 
-``ENGINES`` lists the ways a position can be loaded: the reference engine, and FamilyTables
-(``load_deal``) when ``nos_env.family_tables`` exists; tests that take the ``engine`` fixture
-run on both.
+The per-game test modules run every position twice through the ``engine`` fixture: on the
+reference engine (``FamilyGame.from_deal``) and on one FamilyTables table (``load_deal``)
+behind :class:`TablesGame`, which offers the same test surface (to_move, legal_actions, step,
+scores, done, hand_number, observe). FamilyTables does not report the match's winner, so
+:func:`assert_won` checks it on the reference engine only (the scores are checked on both).
 """
 
 from __future__ import annotations
-
-import importlib.util
 
 import numpy as np
 import pytest
@@ -40,7 +40,64 @@ def pips(text: str) -> int:
     return a + b
 
 
-def position(game: str, hands, top=(), *, setter=None, scores=None, **options) -> FamilyGame:
+ENGINE = "ref"  # which engine position() builds; set by the engine fixture
+
+
+@pytest.fixture(params=["ref", "tables"])
+def engine(request):
+    """Run a test on the reference engine and on FamilyTables."""
+    global ENGINE
+    ENGINE = request.param
+    yield request.param
+    ENGINE = "ref"
+
+
+class TablesGame:
+    """Table 0 of a one-table FamilyTables, with FamilyGame's test surface."""
+
+    def __init__(self, rules, hands, boneyard, setter=None, scores=None):
+        from nos_env.family_tables import FamilyTables
+        self.rules = rules
+        self.n = rules.num_players
+        self.tables = FamilyTables(rules.game, 1, num_players=self.n, observation_dtype="float32",
+                                   **rules.options())
+        self.tables.load_deal(0, hands, boneyard, setter=setter, scores=scores)
+
+    @property
+    def to_move(self) -> int:
+        return int(self.tables.current_player[0])
+
+    def legal_actions(self) -> list[int]:
+        return [int(a) for a in self.tables.legal_actions(0)]
+
+    def step(self, action: int) -> list[int]:
+        _, points, _, _ = self.tables.step(np.array([action], np.int64), observe=False, autoreset=False)
+        return [int(x) for x in points[0, :self.n]]
+
+    @property
+    def scores(self) -> list[int]:
+        return [int(x) for x in self.tables.scores[0, :self.n]]
+
+    @property
+    def done(self) -> bool:
+        return bool(self.tables.episode_over[0])
+
+    @property
+    def hand_number(self) -> int:
+        return int(self.tables.hand_number[0])
+
+    def observe(self, seat: int) -> np.ndarray:
+        return self.tables.observe_rows(np.array([0]), np.array([seat]))[0]
+
+
+def assert_won(g, seat) -> None:
+    """The match is over and ``seat`` won it (None: nobody); the winner on the reference engine."""
+    assert g.done
+    if isinstance(g, FamilyGame):
+        assert g.winner == seat, f"winner {g.winner}, expected {seat}"
+
+
+def position(game: str, hands, top=(), *, setter=None, scores=None, **options):
     """A game from given hands (lists of "a-b"); the boneyard is ``top`` (drawn first, in order)
     followed by every other tile in index order. The number of players is ``len(hands)``."""
     rules = make_rules(game, num_players=len(hands), **options)
@@ -51,6 +108,8 @@ def position(game: str, hands, top=(), *, setter=None, scores=None, **options) -
     rest = [i for i in range(rules.num_tiles) if i not in used]
     hand_ids = [[tile_index(t, m) for t in h] for h in hands]
     boneyard = [tile_index(t, m) for t in top] + rest
+    if ENGINE == "tables":
+        return TablesGame(rules, hand_ids, boneyard, setter=setter, scores=scores)
     return FamilyGame.from_deal(rules, hand_ids, boneyard, setter=setter, scores=scores)
 
 
@@ -106,7 +165,3 @@ def on_table(g, observer: int = 0) -> set[str]:
 def tiles_with(numbers, max_pip: int = 6) -> set[str]:
     """Every tile carrying one of ``numbers``."""
     return {t for t in all_tiles(max_pip) if any(int(x) in numbers for x in t.split("-"))}
-
-
-HAVE_TABLES = importlib.util.find_spec("nos_env.family_tables") is not None
-needs_tables = pytest.mark.skipif(not HAVE_TABLES, reason="nos_env.family_tables is not on this branch yet")

@@ -8,7 +8,11 @@ Seats: A=0, B=1, C=2, D=3.
 
 from __future__ import annotations
 
-from family_helpers import assert_legal, position, step
+import pytest
+
+from family_helpers import assert_legal, position, step, assert_won, engine  # noqa: F401 (engine: fixture)
+
+pytestmark = pytest.mark.usefixtures("engine")
 
 # Worked examples 1-3 in one line (three players, free opening so that A sets [2-6]).
 LINE_HANDS = [["2-6", "1-3", "3-4", "0-0", "0-3"],
@@ -118,7 +122,8 @@ def test_af10_match_ends_mid_hand():
     step(g, 0, "set 2-6")
     step(g, 1, "play 1-6 on L1")
     step(g, 2, "play 2-4 on L0", [0, 0, 5])
-    assert g.done and g.winner == 2 and g.scores == [0, 0, 100]
+    assert_won(g, 2)
+    assert g.scores == [0, 0, 100]
     assert g.legal_actions() == []
 
 

@@ -7,7 +7,11 @@ an end with nothing beyond shows its number twice (BE3). Seats: A=0, B=1, C=2, D
 
 from __future__ import annotations
 
-from family_helpers import assert_legal, position, step
+import pytest
+
+from family_helpers import assert_legal, position, step, assert_won, engine  # noqa: F401 (engine: fixture)
+
+pytestmark = pytest.mark.usefixtures("engine")
 
 # Four players, six tiles each; A holds [0-0], the lowest double (BE2).
 HEADER_HANDS = [["0-0", "3-3", "4-6", "1-1", "1-2", "1-3"],
@@ -48,7 +52,8 @@ def test_be7_match_ends_at_15():
     step(g, 1, "play 0-3 on L0")
     step(g, 2, "play 0-5 on L1")
     step(g, 3, "play 3-5 on L1", [0, 0, 0, 2])
-    assert g.done and g.winner == 3 and g.scores == [2, 0, 0, 15]
+    assert_won(g, 3)
+    assert g.scores == [2, 0, 0, 15]
 
 
 # Free opening: A sets [3-4]; the boneyard's top is [2-5] then [1-6].

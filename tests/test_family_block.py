@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from family_helpers import assert_legal, position, step
+from family_helpers import assert_legal, position, step, assert_won, engine  # noqa: F401 (engine: fixture)
+
+pytestmark = pytest.mark.usefixtures("engine")
 
 
 def test_example1_going_out_scores_the_opponents_counts():
@@ -46,7 +48,8 @@ def test_example3_blocked_tie_nobody_scores():
                            ["1-1", "0-3", "1-4"]],  # C: 2 + 3 + 5 = 10
                  opening="free", setter=0, hand_size=3, target_score=None)
     step(g, 0, "set 6-6", [0, 0, 0])
-    assert g.done and g.scores == [0, 0, 0] and g.winner is None
+    assert_won(g, None)
+    assert g.scores == [0, 0, 0]
 
 
 def test_example4_teams_blocked():
@@ -132,7 +135,8 @@ def test_f18_match_ends_when_the_target_is_reached():
     step(g, 1, "pass")
     step(g, 2, "pass")
     step(g, 0, "play 5-6 on L0", [22, 0, 0])
-    assert g.done and g.winner == 0 and g.scores == [112, 0, 0]
+    assert_won(g, 0)
+    assert g.scores == [112, 0, 0]
 
 
 def test_f18_match_goes_on_below_the_target():

@@ -7,7 +7,11 @@ pages, never from the engine. Seats: A=0, B=1, C=2, D=3.
 
 from __future__ import annotations
 
-from family_helpers import assert_legal, position, step
+import pytest
+
+from family_helpers import assert_legal, position, step, assert_won, engine  # noqa: F401 (engine: fixture)
+
+pytestmark = pytest.mark.usefixtures("engine")
 
 # cross.md Examples 1-4, four players, four tiles each (Draw's size, CR3). A holds the highest
 # double [6-6]; the boneyard's top is [1-3] then [5-6].

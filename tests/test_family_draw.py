@@ -6,7 +6,11 @@ pages (the arithmetic is in the comments), never from the engine. Seats: A=0, B=
 
 from __future__ import annotations
 
-from family_helpers import assert_legal, position, step
+import pytest
+
+from family_helpers import assert_legal, position, step, assert_won, engine  # noqa: F401 (engine: fixture)
+
+pytestmark = pytest.mark.usefixtures("engine")
 
 # draw.md Examples 1: the line shows 2 and 5 (A sets [2-5]: L0 2, L1 5); B holds [0-0],
 # [1-3], [4-6]; the boneyard's top tiles are [1-1], [3-6], [2-4].

@@ -8,9 +8,12 @@ order the spinners open them (F7, FU9). Seats: A=0, B=1, C=2, D=3.
 
 from __future__ import annotations
 
-from family_helpers import assert_legal, position, step
+import pytest
 
+from family_helpers import assert_legal, position, step, assert_won, engine  # noqa: F401 (engine: fixture)
 from test_family_all_fives import BLOCKED_HANDS, BLOCKED_PLAYS, OUT_HANDS
+
+pytestmark = pytest.mark.usefixtures("engine")
 
 
 def test_worked_example4_counts_on_a_spinning_set_double():
@@ -87,7 +90,8 @@ def test_worked_example3_exactly_61():
     step(g, 2, "play 0-6 on L1", [0, 0, 0, 0])     # [6-6] spins (A2, A3 at 6): E = 3 + 0 = 3
     step(g, 3, "play 2-6 on A2", [0, 0, 0, 1])     # E = 3 + 0 + 2 = 5: 1 point
     step(g, 0, "play 5-6 on A3", [2, 0, 0, 0])     # E = 3 + 0 + 2 + 5 = 10: 2 points, 61
-    assert g.done and g.winner == 0 and g.scores == [61, 59, 0, 1]
+    assert_won(g, 0)
+    assert g.scores == [61, 59, 0, 1]
 
 
 def test_worked_example2_award_table():

@@ -6,9 +6,12 @@ at each play, counted as All Fives' AF4), never from the engine. Seats: A=0, B=1
 
 from __future__ import annotations
 
-from family_helpers import position, step
+import pytest
 
+from family_helpers import position, step, assert_won, engine  # noqa: F401 (engine: fixture)
 from test_family_all_fives import BLOCKED_HANDS, BLOCKED_PLAYS, LINE_HANDS, OUT_HANDS
+
+pytestmark = pytest.mark.usefixtures("engine")
 
 
 def test_worked_examples_1_to_3_multiples_of_three_and_five():

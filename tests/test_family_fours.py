@@ -6,7 +6,11 @@ pages, never from the engine. Seats: A=0, B=1, C=2, D=3.
 
 from __future__ import annotations
 
-from family_helpers import assert_legal, on_table, position, step, tiles_with, void_tiles
+import pytest
+
+from family_helpers import assert_legal, on_table, position, step, tiles_with, void_tiles, assert_won, engine  # noqa: F401 (engine: fixture)
+
+pytestmark = pytest.mark.usefixtures("engine")
 
 # Worked examples 1 and 2 (A's and B's hands as in the page), played on to A going out.
 HANDS = [["6-6", "2-6", "2-5", "0-1", "3-3"],

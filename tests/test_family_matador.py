@@ -7,7 +7,11 @@ action side 0 = the lower number outward, 1 = the higher). Seats: A=0, B=1, C=2.
 
 from __future__ import annotations
 
-from family_helpers import assert_legal, position, step, void_tiles
+import pytest
+
+from family_helpers import assert_legal, position, step, void_tiles, assert_won, engine  # noqa: F401 (engine: fixture)
+
+pytestmark = pytest.mark.usefixtures("engine")
 
 MATADORS = ["0-0", "1-6", "2-5", "3-4"]
 
