@@ -107,3 +107,44 @@ def test_be2_lowest_tile_without_doubles():
                  target_score=None)
     assert g.scores == [0, 0] and g.to_move == 0
     assert_legal(g, ["play 2-4 on L1"])
+
+
+# A blocked two-player hand: both sides of [0-0] are covered first, then every 0 goes down.
+BLOCK_PLAYS = [(0, "set 0-0", [2, 0]),          # BE2 (free): a set double scores 2
+               (1, "play 0-1 on L0", [0, 0]),   # ends 1 and 0 ([0-0]'s free side)
+               (0, "play 0-3 on L1", [0, 0]),   # ends 1 and 3
+               (1, "play 1-2 on L0", [0, 0]),   # 2, 3
+               (0, "play 3-4 on L1", [0, 0]),   # 2, 4
+               (1, "play 0-2 on L0", [0, 0]),   # 0, 4
+               (0, "play 0-4 on L1", [2, 0]),   # 0, 0: a double header
+               (1, "play 0-5 on L0", [0, 0]),   # 5, 0
+               (0, "play 5-6 on L0", [0, 0])]   # 6, 0
+LAST = (1, "play 0-6 on L0")                    # 0, 0: 2 for B; every 0 is down: blocked
+PLACED_A = ["0-0", "0-3", "3-4", "0-4", "5-6"]
+PLACED_B = ["0-1", "1-2", "0-2", "0-5", "0-6"]
+
+
+def _blocked(kept_a, kept_b):
+    g = position("bergen", [PLACED_A + kept_a, PLACED_B + kept_b], opening="free", setter=0,
+                 target_score=None)
+    for seat, text, points in BLOCK_PLAYS:
+        step(g, seat, text, points)
+    return g
+
+
+def test_be5_blocked_the_only_double_free_player_wins():
+    """BE5 rule 1: A holds no double (count 9+9+10+8+8+7+7+6+6 = 70), B holds all six left
+    (count 2+4+6+8+10+12+4+5+5 = 56): A, not the lower count, wins the point."""
+    g = _blocked(["3-6", "4-5", "4-6", "2-6", "3-5", "2-5", "1-6", "2-4", "1-5"],
+                 ["1-1", "2-2", "3-3", "4-4", "5-5", "6-6", "1-3", "1-4", "2-3"])
+    step(g, *LAST, [1, 2])
+    assert g.done and g.scores == [5, 2]
+
+
+def test_be5_blocked_every_player_holds_a_double_lowest_double_wins():
+    """BE5 rule 3: both hold doubles; A's [1-1] is the lowest: A wins the point although his
+    count (2+9+9+10+8+8+7+7+6 = 66) is above B's (4+6+8+10+12+4+5+5+6 = 60)."""
+    g = _blocked(["1-1", "3-6", "4-5", "4-6", "2-6", "3-5", "2-5", "1-6", "2-4"],
+                 ["2-2", "3-3", "4-4", "5-5", "6-6", "1-3", "1-4", "2-3", "1-5"])
+    step(g, *LAST, [1, 2])
+    assert g.done and g.scores == [5, 2]

@@ -306,3 +306,11 @@ def test_seat_void_cleared_by_a_new_hand():
     assert g.hand_number == 1
     for observer in range(3):
         assert all(void_tiles(g, observer, s) == set() for s in range(3))
+
+
+def test_f20_teams_blocked_tie_nobody_scores():
+    """F20 / F15: blocked with team A-C at 3 + 8 = 11 and team B-D at 5 + 6 = 11: no winner."""
+    g = position("block", [["6-6", "1-2"], ["0-1", "0-4"], ["0-3", "0-5"], ["0-2", "1-3"]],
+                 opening="free", setter=0, hand_size=2, teams=True, target_score=None)
+    step(g, 0, "set 6-6", [0, 0, 0, 0])
+    assert g.done and g.scores == [0, 0, 0, 0]

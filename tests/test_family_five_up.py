@@ -128,3 +128,19 @@ def test_worked_example6_blocked_award():
     for (seat, text), points in zip(BLOCKED_PLAYS, expected):
         step(g, seat, text, points)
     assert g.done and g.scores == [7, 1]
+
+
+def test_fu7_award_past_61_is_not_taken_and_f19_winner_sets_next():
+    """FU7: A at 59 goes out with an award of 3 points (Worked example 2): 62 would pass 61, so
+    he scores nothing and the match goes on; F19: A, the hand's winner, sets the next hand."""
+    g = position("five_up", [["6-6", "3-5"], ["5-6", "0-2"], ["4-6", "3-4"], ["4-5", "2-6"]],
+                 setter=0, scores=[59, 0, 0, 0])
+    step(g, 0, "set 6-6", [0, 0, 0, 0])
+    step(g, 1, "play 5-6 on L0", [0, 0, 0, 0])
+    step(g, 2, "play 4-6 on L1", [0, 0, 0, 0])
+    step(g, 3, "play 4-5 on L1", [0, 0, 0, 2])
+    step(g, 0, "play 3-5 on L0", [0, 0, 0, 0])
+    assert not g.done and g.scores == [59, 0, 0, 2] and g.hand_number == 1
+    assert g.to_move == 0
+    plays = 28 * 16
+    assert g.legal_actions() and all(plays <= a < plays + 28 for a in g.legal_actions())
