@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from family_helpers import assert_legal, position, step, assert_won, engine  # noqa: F401 (engine: fixture)
+from family_helpers import assert_legal, on_table, position, step, tiles_with, void_tiles, assert_won, engine  # noqa: F401 (engine: fixture)
 
 pytestmark = pytest.mark.usefixtures("engine")
 
@@ -148,3 +148,16 @@ def test_be5_blocked_every_player_holds_a_double_lowest_double_wins():
                  ["2-2", "3-3", "4-4", "5-5", "6-6", "1-3", "1-4", "2-3", "1-5"])
     step(g, *LAST, [1, 2])
     assert g.done and g.scores == [5, 2]
+
+
+def test_be4_stuck_draw_and_pass_are_evidence():
+    """Contract seat_void with BE4: A's draw (nothing fits 6 and 6) and his pass both say he
+    holds no 6 (tiles on the table left out of the check)."""
+    g = position("bergen", DRAW_HANDS, DRAW_TOP, opening="free", setter=0, target_score=None)
+    for seat, text in ((0, "set 3-4"), (1, "play 3-3 on L0"), (2, "play 4-6 on L1"),
+                       (3, "play 3-6 on L0"), (0, "draw")):
+        step(g, seat, text)
+    table = on_table(g)
+    assert void_tiles(g, 2, 0) - table == tiles_with({6}) - table
+    step(g, 0, "pass")
+    assert void_tiles(g, 2, 0) - table == tiles_with({6}) - table

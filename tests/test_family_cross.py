@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from family_helpers import assert_legal, position, step, assert_won, engine  # noqa: F401 (engine: fixture)
+from family_helpers import assert_legal, on_table, position, step, tiles_with, void_tiles, assert_won, engine  # noqa: F401 (engine: fixture)
 
 pytestmark = pytest.mark.usefixtures("engine")
 
@@ -123,3 +123,14 @@ def test_dn_f23_extra_tile_on_the_three_new_ends():
     step(g, 1, "play 3-5 on A5",
          legal=["play 3-5 on C0", "play 3-5 on A4", "play 3-5 on A5", "pass"])
     assert g.to_move == 2
+
+
+def test_cross_phase_void_evidence_is_the_d_tiles():
+    """Contract seat_void with CR4: in the cross phase only 6s on empty arms fit, so A's stuck
+    draw (cross.md Examples 3) tells that he holds no 6, and nothing about C0's 2, C1's 4 or
+    C2's 0 (tiles on the table left out of the check)."""
+    g = position("cross", CROSS_HANDS, CROSS_TOP, target_score=None)
+    _cross_phase(g)
+    step(g, 0, "draw")
+    table = on_table(g)
+    assert void_tiles(g, 1, 0) - table == tiles_with({6}) - table

@@ -72,3 +72,13 @@ def test_fo3_turn_end_is_public_evidence():
     table = on_table(g)
     assert void_tiles(g, 2, 1) - table == tiles_with({4, 5, 6}) - table
     assert void_tiles(g, 1, 1) - table == tiles_with({4, 5, 6}) - table
+
+
+def test_fo3_may_pass_is_not_evidence():
+    """FO3 ("Under "may" it tells them nothing"): A's PASS after [6-6] and [2-6], holding the
+    fitting [2-5], leaves his void empty."""
+    g = position("fours", HANDS, TOP, setter=0, multi_play="may", target_score=None)
+    step(g, 0, "set 6-6")
+    step(g, 0, "play 2-6 on L0")
+    step(g, 0, "pass")
+    assert void_tiles(g, 1, 0) == set()
