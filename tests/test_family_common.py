@@ -314,3 +314,128 @@ def test_f20_teams_blocked_tie_nobody_scores():
                  opening="free", setter=0, hand_size=2, teams=True, target_score=None)
     step(g, 0, "set 6-6", [0, 0, 0, 0])
     assert g.done and g.scores == [0, 0, 0, 0]
+
+
+# ----------------------------------------------------------------- random hands, page formulas
+def _round5(x):
+    return 5 * ((x + 2) // 5)  # AF8
+
+
+def _layout(g):
+    names = all_tiles(g.rules.max_pip)
+    obs, layout = np.asarray(g.observe(0)), enc.observation_layout(g.rules)
+    f = {k: obs[layout[k][0]:layout[k][1]].reshape(layout[k][2])
+         for k in ("set_tile", "arm_exists", "arm_open", "arm_count", "arm_double_end")}
+    p, q = (int(x) for x in names[int(np.argmax(f["set_tile"]))].split("-"))
+    arms = [(int(np.argmax(f["arm_open"][k])), int(f["arm_count"][k]), bool(f["arm_double_end"][k]))
+            for k in range(g.rules.num_arms) if f["arm_exists"][k]]
+    return p, q, arms
+
+
+def _end_count(g):
+    """AF4 / FU4: E, from the public layout (observation)."""
+    p, q, arms = _layout(g)
+    e = sum(2 * o if dbl else o for o, count, dbl in arms if count)
+    l0_empty, l1_empty = arms[0][1] == 0, arms[1][1] == 0
+    if p == q:
+        return e + (2 * p if (l0_empty or l1_empty) else 0)
+    return e + p * l0_empty + q * l1_empty
+
+
+def _bergen_play(g):
+    """BE3 (the "For implementers" formula); None where the page is ambiguous (a set double
+    with one side covered and the other end showing its number: see the report)."""
+    p, q, arms = _layout(g)
+    (o0, c0, d0), (o1, c1, d1) = arms[0], arms[1]
+    x0 = o0 if c0 else p
+    x1 = o1 if c1 else q
+    if x0 != x1:
+        return 0
+    if (c0 and d0) or (c1 and d1):
+        return 3
+    if p == q and (c0 == 0) != (c1 == 0):
+        return None
+    return 2
+
+
+def _play_score(game, g):
+    if game == "bergen":
+        return _bergen_play(g)
+    e = _end_count(g)
+    if e <= 0:
+        return 0
+    if game == "all_fives":
+        return e if e % 5 == 0 else 0
+    if game == "fives_and_threes":
+        return e if e % 5 == 0 or e % 3 == 0 else 0
+    if game == "five_up":
+        return e // 5 if e % 5 == 0 else 0
+    return 0
+
+
+def _award(game, hands, mover):
+    """F14..F16, AF7, FT2, FU6, BE5, BE8: (winner, points) of the hand's end."""
+    counts = [sum(int(a) + int(b) for a, b in (t.split("-") for t in h)) for h in hands]
+    n = len(hands)
+    if not hands[mover]:
+        w = mover
+    elif game == "bergen":
+        free = [s for s in range(n) if not any(t.split("-")[0] == t.split("-")[1] for t in hands[s])]
+        if len(free) == 1:
+            w = free[0]
+        elif free:
+            low = min(counts[s] for s in free)
+            w = [s for s in free if counts[s] == low]
+            w = w[0] if len(w) == 1 else None
+        else:
+            lowest = min((int(t.split("-")[0]), s) for s in range(n) for t in hands[s]
+                         if t.split("-")[0] == t.split("-")[1])
+            w = lowest[1]
+    else:
+        low = min(counts)
+        w = counts.index(low) if counts.count(low) == 1 else None
+    if w is None:
+        return None, 0
+    diffs = [counts[s] - counts[w] for s in range(n) if s != w]
+    points = {"bergen": 1, "all_fives": sum(_round5(d) for d in diffs),
+              "five_up": sum(_round5(d) for d in diffs) // 5}.get(game, sum(diffs))
+    return w, points
+
+
+SCORING = ("all_fives", "fives_and_threes", "five_up", "bergen")
+
+
+@pytest.mark.parametrize("game", ["block", "draw", "cross", "double_nine_cross", "matador",
+                                  "all_fives", "fives_and_threes", "five_up", "bergen", "fours"])
+def test_random_hands_score_by_the_page_formulas(game):
+    """Random single hands (default options, 25 seeds): every play's points are the page's
+    play score of the public layout after it (AF4, FT1, FU4/FU5, BE3), and the hand's end pays
+    the page's award to its winner (F15/F16, AF7, FT2, FU6, BE5/BE8), from the hands shown at
+    the end (F24). The formulas are written here from the pages, independently of the engine."""
+    rng = np.random.default_rng(7)
+    checked_ends = 0
+    for seed in range(25):
+        g = FamilyGame(make_rules(game, target_score=None), seed=seed)
+        n = g.rules.num_players
+        if game in SCORING and _set_tile(g) is not None:  # the forced set scored already
+            s = _play_score(game, g)
+            if s is not None:
+                assert sum(g.scores) == s, (seed, g.scores, s)
+        while not g.done:
+            mover = g.to_move
+            action = int(rng.choice(g.legal_actions()))
+            kind = enc.describe(action, g.rules).split()[0]
+            points = g.step(action)
+            expected = [0] * n
+            if game in SCORING and kind in ("play", "set"):
+                s = _play_score(game, g)
+                if s is None:
+                    continue
+                expected[mover] += s
+            if g.done:
+                w, award = _award(game, _hands(g), mover)
+                if w is not None:
+                    expected[w] += award
+                checked_ends += 1
+            assert list(points) == expected, (seed, enc.describe(action, g.rules), points, expected)
+    assert checked_ends >= 20
