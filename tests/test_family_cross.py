@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from family_helpers import assert_legal, on_table, position, step, tiles_with, void_tiles, assert_won, engine  # noqa: F401 (engine: fixture)
+from family_helpers import assert_legal, obs_field, on_table, position, step, tiles_with, void_tiles, assert_won, engine  # noqa: F401 (engine: fixture)
 
 pytestmark = pytest.mark.usefixtures("engine")
 
@@ -134,3 +134,26 @@ def test_cross_phase_void_evidence_is_the_d_tiles():
     step(g, 0, "draw")
     table = on_table(g)
     assert void_tiles(g, 1, 0) - table == tiles_with({6}) - table
+
+
+def test_cross_phase_arm_playable_is_the_empty_arms():
+    """CR4 in the observation (contract arm_playable: the arm takes a tile now): during the
+    cross phase only the empty arms; once all four hold a tile, all four."""
+    g = position("cross", CROSS_HANDS, CROSS_TOP, target_score=None)
+    step(g, 1, "play 2-6 on C0")
+    assert list(obs_field(g, 2, "arm_playable")) == [0, 1, 1, 1]
+    step(g, 2, "play 4-6 on C1")
+    step(g, 3, "play 0-6 on C2")
+    assert list(obs_field(g, 0, "arm_playable")) == [0, 0, 0, 1]
+    for text in ("draw", "draw", "play 5-6 on C3"):
+        step(g, 0, text)
+    assert list(obs_field(g, 1, "arm_playable")) == [1, 1, 1, 1]
+
+
+def test_cross_blocked_in_the_cross_phase_with_a_reserve():
+    """cross.md For implementers / F11 / F13: with every boneyard tile in the reserve and no 6
+    outside the set, the hand blocks in the cross phase at once; A (count 1) scores
+    (8 - 1) + (6 - 1) = 12 against B ([1-2], [2-3]: 8) and C ([0-2], [1-3]: 6)."""
+    g = position("cross", [["6-6", "0-1"], ["1-2", "2-3"], ["0-2", "1-3"]], hand_size=2,
+                 boneyard_reserve=22, target_score=None)
+    assert g.done and g.scores == [12, 0, 0]

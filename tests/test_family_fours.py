@@ -82,3 +82,20 @@ def test_fo3_may_pass_is_not_evidence():
     step(g, 0, "play 2-6 on L0")
     step(g, 0, "pass")
     assert void_tiles(g, 1, 0) == set()
+
+
+def test_fo4_empty_boneyard_pass_and_fo3_continuing():
+    """FO3/FO4/F10 with every tile dealt (empty boneyard): A sets [6-6] and, holding no other
+    6, his turn ends; B has no 6 and cannot draw: PASS only; C places [0-6] and must go on
+    with a 6 on L1 (L0 now shows 0, which none of his tiles has)."""
+    g = position("fours", [["6-6", "0-0", "0-1", "0-2", "1-1", "1-2", "2-2"],
+                           ["0-3", "0-4", "0-5", "1-3", "1-4", "1-5", "2-3"],
+                           ["0-6", "1-6", "2-6", "3-6", "4-6", "5-6", "2-4"],
+                           ["2-5", "3-3", "3-4", "3-5", "4-4", "4-5", "5-5"]],
+                 setter=0, target_score=None)
+    step(g, 0, "set 6-6")
+    step(g, 1, "pass", legal=["pass"])
+    step(g, 2, "play 0-6 on L0",
+         legal=[f"play {t} on L{k}" for t in ("0-6", "1-6", "2-6", "3-6", "4-6", "5-6") for k in (0, 1)])
+    assert_legal(g, [f"play {t} on L1" for t in ("1-6", "2-6", "3-6", "4-6", "5-6")])
+    assert g.to_move == 2
