@@ -140,3 +140,11 @@ def test_af5_reserve_two_stops_the_drawing():
     for _ in range(3):
         step(g, 1, "draw", legal=["draw"])
     step(g, 1, "pass", legal=["pass"])
+
+
+def test_af3_highest_tile_set_single_scores():
+    """AF3 under opening="highest_tile": nobody holds a double; [4-6] (10 pips) is the highest
+    single (F2) and is set by the engine (F12): 4 + 6 = 10 scores 10."""
+    g = position("all_fives", [["4-6", "0-1"], ["3-6", "1-2"]], opening="highest_tile",
+                 target_score=None)
+    assert g.scores == [10, 0] and g.to_move == 1

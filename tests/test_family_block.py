@@ -160,3 +160,13 @@ def test_block_never_offers_draw():
     # [6-6] forced (F12); seat 1 has no 6; 24 tiles sleep
     step(g, 1, "pass", legal=["pass"])
     step(g, 0, "play 0-6 on L0", legal=["play 0-6 on L0", "play 0-6 on L1"])
+
+
+def test_f14_one_end_count_decides_the_blocked_winner():
+    """F14 with F15/F16: A holds [6-6], B [3-4]; [0-0] set blocks the hand. Counting all pips,
+    B (7) beats A (12) and scores 12 - 7 = 5; with double_counts_one_end A's [6-6] counts 6,
+    A beats B's 7 and scores 7 - 6 = 1."""
+    for one_end, points in ((False, [0, 5]), (True, [1, 0])):
+        g = position("block", [["0-0", "6-6"], ["3-4"]], opening="free", setter=0,
+                     double_counts_one_end=one_end, target_score=None)
+        step(g, 0, "set 0-0", points)

@@ -439,3 +439,17 @@ def test_random_hands_score_by_the_page_formulas(game):
                 checked_ends += 1
             assert list(points) == expected, (seed, enc.describe(action, g.rules), points, expected)
     assert checked_ends >= 20
+
+
+def test_f19_teams_blocked_winning_teams_last_placer_sets_next():
+    """F19 with F20 (free opening): in a blocked hand won by team A-C (A [0-1] 1 + C [0-0] 0 = 1
+    against B [0-2], [0-3] 5 + D [1-2], [1-3] 7 = 12: 11 points), the next hand is set by the
+    winning team's player who placed a tile last, C."""
+    g = position("block", [["5-5", "0-1"], ["0-2", "0-3"], ["5-6", "0-0"], ["1-2", "1-3"]],
+                 opening="free", setter=0, hand_size=2, teams=True)
+    step(g, 0, "set 5-5")
+    step(g, 1, "pass")
+    step(g, 2, "play 5-6 on L0", [11, 0, 11, 0])  # ends 6 and 5: nobody holds either
+    assert not g.done and g.hand_number == 1 and g.to_move == 2
+    plays = 28 * 2
+    assert g.legal_actions() and all(plays <= a < plays + 28 for a in g.legal_actions())

@@ -107,3 +107,12 @@ def test_blocked_total_scoring():
     g = position("draw", BLOCKED_HANDS, opening="free", setter=0, hand_size=3,
                  boneyard_reserve=19, blocked_scoring="total", target_score=None)
     step(g, 0, "set 6-6", [21, 0, 0])
+
+
+def test_f9_draw_rule_one_drawn_tile_that_fits_must_be_played():
+    """F9 "one": B draws [2-4], which fits L0's 2: he must play it (no PASS)."""
+    g = position("draw", EX1_HANDS, ["2-4"], opening="free", setter=0, hand_size=3,
+                 draw_rule="one", target_score=None)
+    step(g, 0, "set 2-5")
+    step(g, 1, "draw", legal=["draw"])
+    step(g, 1, "play 2-4 on L0", legal=["play 2-4 on L0"])
