@@ -144,3 +144,15 @@ def test_fu7_award_past_61_is_not_taken_and_f19_winner_sets_next():
     assert g.to_move == 0
     plays = 28 * 16
     assert g.legal_actions() and all(plays <= a < plays + 28 for a in g.legal_actions())
+
+
+def test_fu6_award_table_boundaries():
+    """five_up.md Worked example 2 at its edges (FU6, AF8): opponents at 3 pips ([1-2]: 1 point),
+    12 pips ([3-4], [0-5]: 2 points) and 1 pip ([0-1]: 0 points): A's award is 3."""
+    g = position("five_up", [["6-6", "3-5"], ["5-6", "1-2"], ["4-6", "3-4", "0-5"], ["4-5", "0-1"]],
+                 setter=0, target_score=None)
+    step(g, 0, "set 6-6", [0, 0, 0, 0])            # E = 12
+    step(g, 1, "play 5-6 on L0", [0, 0, 0, 0])     # E = 5 + 12 = 17
+    step(g, 2, "play 4-6 on L1", [0, 0, 0, 0])     # E = 5 + 4 = 9
+    step(g, 3, "play 4-5 on L1", [0, 0, 0, 2])     # E = 5 + 5 = 10
+    step(g, 0, "play 3-5 on L0", [3, 0, 0, 0])     # E = 8; out: 1 + 2 + 0 = 3
