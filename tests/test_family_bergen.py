@@ -161,3 +161,51 @@ def test_be4_stuck_draw_and_pass_are_evidence():
     assert void_tiles(g, 2, 0) - table == tiles_with({6}) - table
     step(g, 0, "pass")
     assert void_tiles(g, 2, 0) - table == tiles_with({6}) - table
+
+
+# A blocked three-player hand with every tile dealt: all 0s and five doubles go down; C keeps
+# [1-1] and [1-3] (a double, count 6), A and B keep only singles.
+LINE3 = [(0, "set 0-0", [2, 0, 0]),        # the set double alone: 2 (BE2, free opening)
+         (1, "play 0-1 on L0", [0, 0, 0]),  # ends 1 and 0 (the set's free side)
+         (2, "play 0-5 on L1", [0, 0, 0]),  # 1, 5
+         (0, "play 1-2 on L0", [0, 0, 0]),  # 2, 5
+         (1, "play 5-5 on L1", [0, 0, 0]),  # 2, 5 (double)
+         (2, "play 2-2 on L0", [0, 0, 0]),  # 2 (double), 5 (double)
+         (0, "play 5-6 on L1", [0, 0, 0]),  # 2 (double), 6
+         (1, "play 0-2 on L0", [0, 0, 0]),  # 0, 6
+         (2, "play 6-6 on L1", [0, 0, 0]),  # 0, 6 (double)
+         (0, "play 0-3 on L0", [0, 0, 0]),  # 3, 6 (double)
+         (1, "play 0-6 on L1", [0, 0, 0]),  # 3, 0
+         (2, "play 3-3 on L0", [0, 0, 0]),  # 3 (double), 0
+         (0, "play 3-4 on L0", [0, 0, 0]),  # 4, 0
+         (1, "play 4-4 on L0", [0, 0, 0])]  # 4 (double), 0
+LINE3_LAST = (2, "play 0-4 on L0")          # 0, 0: 2 for C; every 0 is down: blocked
+LINE3_PLACED = [["0-0", "1-2", "5-6", "0-3", "3-4"], ["0-1", "5-5", "0-2", "0-6", "4-4"],
+                ["0-5", "2-2", "6-6", "3-3", "0-4"]]
+
+
+def _line3(kept_a, kept_b):
+    kept = [kept_a, kept_b, ["1-1", "1-3"]]
+    g = position("bergen", [p + k for p, k in zip(LINE3_PLACED, kept)], opening="free", setter=0,
+                 target_score=None)
+    for seat, text, points in LINE3:
+        step(g, seat, text, points)
+    return g
+
+
+def test_be5_rule2_lowest_count_among_the_double_free():
+    """BE5 rule 2: A ([4-6] 10 + [4-5] 9 + [3-6] 9 + [1-6] 7 = 35) and B ([1-4] 5 + [1-5] 6 +
+    [2-3] 5 + [2-4] 6 + [2-5] 7 + [2-6] 8 + [3-5] 8 = 45) hold no double; A, the lower of
+    them, wins the point, although C (holding [1-1], count 2 + 4 = 6) has the lowest count."""
+    g = _line3(["4-6", "4-5", "3-6", "1-6"], ["1-4", "1-5", "2-3", "2-4", "2-5", "2-6", "3-5"])
+    step(g, *LINE3_LAST, [1, 0, 2])
+    assert g.done and g.scores == [3, 0, 2]
+
+
+def test_be6_tie_among_the_double_free_nobody_scores():
+    """BE6: A ([4-6] 10 + [4-5] 9 + [3-6] 9 + [1-6] 7 + [1-4] 5 = 40) and B ([1-5] 6 + [2-3] 5
+    + [2-4] 6 + [2-5] 7 + [2-6] 8 + [3-5] 8 = 40) tie: nobody scores the point (C's 6 does not
+    matter: he holds a double)."""
+    g = _line3(["4-6", "4-5", "3-6", "1-6", "1-4"], ["1-5", "2-3", "2-4", "2-5", "2-6", "3-5"])
+    step(g, *LINE3_LAST, [0, 0, 2])
+    assert g.done and g.scores == [2, 0, 2]
