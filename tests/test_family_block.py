@@ -170,3 +170,13 @@ def test_f14_one_end_count_decides_the_blocked_winner():
         g = position("block", [["0-0", "6-6"], ["3-4"]], opening="free", setter=0,
                      double_counts_one_end=one_end, target_score=None)
         step(g, 0, "set 0-0", points)
+
+
+def test_f20_team_target():
+    """F20 / F18: team scores are compared with the target per team: team A-C at 95 scores
+    Examples 4's 14 ("total") and reaches 109: the match is over, both partners carry it."""
+    g = position("block", [["6-6", "1-2"], ["0-1", "0-4"], ["0-3", "0-5"], ["1-3", "1-4"]],
+                 opening="free", setter=0, hand_size=2, teams=True, blocked_scoring="total",
+                 scores=[95, 0, 95, 0])
+    step(g, 0, "set 6-6")
+    assert g.done and g.scores == [109, 0, 109, 0]

@@ -453,3 +453,50 @@ def test_f19_teams_blocked_winning_teams_last_placer_sets_next():
     assert not g.done and g.hand_number == 1 and g.to_move == 2
     plays = 28 * 2
     assert g.legal_actions() and all(plays <= a < plays + 28 for a in g.legal_actions())
+
+
+# ----------------------------------------------------------------- the contract's deal
+def _contract_deal(seed, rules, k, redeal_without_double):
+    """The contract's deal, written from its text: Fisher-Yates from the top on 0..N-1 with
+    SplitMix64(seed), seat s takes order[s*k:(s+1)*k], the boneyard order[n*k:]; without a
+    double in the hands (highest/lowest_double) deal again from a fresh identity list."""
+    from nos_env.rng import SplitMix64
+    names = all_tiles(rules.max_pip)
+    rng = SplitMix64(seed)
+    n, N = rules.num_players, rules.num_tiles
+    redeals = 0
+    while True:
+        order = list(range(N))
+        for i in range(N - 1, 0, -1):
+            j = rng.below(i + 1)
+            order[i], order[j] = order[j], order[i]
+        hands = [{names[t] for t in order[s * k:(s + 1) * k]} for s in range(n)]
+        if redeal_without_double and not any(t.split("-")[0] == t.split("-")[1] for h in hands for t in h):
+            redeals += 1
+            continue
+        return hands, N - n * k, rng, redeals
+
+
+@pytest.mark.parametrize("game,n,k", [("double_nine_cross", 2, 7), ("block", 3, 6),
+                                      ("bergen", 3, 6), ("five_up", 3, 5), ("fours", 4, 5)])
+def test_contract_deal_order_and_redeal(game, n, k):
+    """The contract's deal (and F4's redeal, and the free opening's setter drawn as below(n)
+    right after the deal) for 60 seeds; Double-Nine Cross with two players redeals about one
+    deal in 26 (DN2), so some seeds here redeal."""
+    rules = make_rules(game, num_players=n, target_score=None)
+    free = rules.opening == "free"
+    redeals = 0
+    for seed in range(60):
+        g = FamilyGame(rules, seed=seed)
+        hands, boneyard, rng, r = _contract_deal(seed, rules, k, rules.opening.endswith("double"))
+        redeals += r
+        got = _hands(g)
+        if free:
+            assert got == hands and g.to_move == rng.below(n), seed
+        else:
+            set_tile = _set_tile(g)
+            setter = next(s for s in range(n) if set_tile in hands[s])
+            assert [h | {set_tile} if s == setter else h for s, h in enumerate(got)] == hands, seed
+        assert int(obs_field(g, 0, "boneyard_size")[0]) == boneyard
+    if game == "double_nine_cross":
+        assert redeals > 0
