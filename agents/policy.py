@@ -38,12 +38,11 @@ from nos_env.encoding import NUM_ACTIONS, OBSERVATION_SIZE  # noqa: E402
 
 
 def hint_size(observation_space: spaces.Box) -> int:
-    """0 for plain observations, 1 when the Tactics hint (an action index) follows them."""
+    """0 for plain observations, 1 when the Tactics hint (an action index) follows them: only
+    Nos has the hint (its observation plus one float); any other size is a family game's
+    observation (issue 15), played without a hint."""
     size = int(observation_space.shape[0])
-    if size in (OBSERVATION_SIZE, OBSERVATION_SIZE + 1):
-        return size - OBSERVATION_SIZE
-    raise ValueError(f"Nos observations have {OBSERVATION_SIZE} floats, or {OBSERVATION_SIZE + 1} "
-                     f"with the Tactics hint; got {size}")
+    return 1 if size == OBSERVATION_SIZE + 1 else 0
 
 
 class NosEncoder(BaseFeaturesExtractor):
@@ -53,12 +52,14 @@ class NosEncoder(BaseFeaturesExtractor):
         self.hint = hint_size(observation_space)
         super().__init__(observation_space, width + self.hint)
         self.width = width
-        self.body = nn.Sequential(nn.Linear(OBSERVATION_SIZE, width), nn.ReLU())
+        # The game's observation size (Nos: 1,041; a family game: its encoding's), the hint after it.
+        self.size = int(observation_space.shape[0]) - self.hint
+        self.body = nn.Sequential(nn.Linear(self.size, width), nn.ReLU())
 
     def forward(self, observations: th.Tensor) -> th.Tensor:
-        z = self.body(observations[:, :OBSERVATION_SIZE])
+        z = self.body(observations[:, : self.size])
         if self.hint:
-            return th.cat([z, observations[:, OBSERVATION_SIZE:]], dim=1)
+            return th.cat([z, observations[:, self.size:]], dim=1)
         return z
 
 
@@ -86,10 +87,10 @@ class HintExtractor(nn.Module):
 class HintHead(nn.Module):
     """Action logits: a linear layer over the actor's latent, plus ``weight`` on the hinted action."""
 
-    def __init__(self, latent_dim: int, hint_weight: float, trainable: bool = True):
+    def __init__(self, latent_dim: int, hint_weight: float, trainable: bool = True, num_actions: int = NUM_ACTIONS):
         super().__init__()
         self.latent_dim = latent_dim
-        self.linear = nn.Linear(latent_dim, NUM_ACTIONS)
+        self.linear = nn.Linear(latent_dim, num_actions)
         self.weight = nn.Parameter(th.tensor(float(hint_weight)), requires_grad=trainable)
 
     def forward(self, latent: th.Tensor) -> th.Tensor:
@@ -168,7 +169,8 @@ class NosPolicy(MaskableActorCriticPolicy):
         super()._build(lr_schedule)
         if not self.hint:
             return
-        head = HintHead(self.mlp_extractor.latent_dim_pi - 1, self.hint_weight, self.hint_trainable)
+        head = HintHead(self.mlp_extractor.latent_dim_pi - 1, self.hint_weight, self.hint_trainable,
+                        int(self.action_space.n))
         if self.ortho_init:  # small, as SB3 initialises its action layer, so the hint leads at first
             nn.init.orthogonal_(head.linear.weight, gain=0.01)
             nn.init.zeros_(head.linear.bias)

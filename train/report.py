@@ -57,7 +57,8 @@ def final_report(config: TrainConfig, policy, run_dir: Path, training_seconds: f
     if config.eval.final_deals > 0:
         for opponent in config.eval.final_opponents:
             row = evaluate(policy, opponent, config.eval.final_deals, n, seed=EVAL_SEED + 1,
-                           num_threads=config.env.num_threads)
+                           num_threads=config.env.num_threads, game=config.env.game,
+                           game_options=config.env.game_options)
             row["seats"] = n - 1
             rows.append(row)
     best = run_dir / "best_model.zip"
@@ -65,7 +66,8 @@ def final_report(config: TrainConfig, policy, run_dir: Path, training_seconds: f
         from agents.model import load_policy
 
         row = evaluate(load_policy(best), config.eval.opponent, config.eval.final_deals, n, seed=EVAL_SEED + 1,
-                       num_threads=config.env.num_threads)
+                       num_threads=config.env.num_threads, game=config.env.game,
+                       game_options=config.env.game_options)
         row["seats"] = n - 1
         row["opponent_label"] = f"{config.eval.opponent} (best_model.zip)"
         rows.append(row)
