@@ -51,7 +51,7 @@ class PolicyAgent(Agent):
         self.policy = policy
         self.policy.set_training_mode(False)
         self.deterministic = bool(deterministic)
-        self.hint = hint_size(policy.observation_space)
+        self.hint = hint_size(policy.observation_space, policy.action_space)
         self._tactics = TacticsAgent(seed=seed) if self.hint else None
         if name:
             self.name = name

@@ -52,11 +52,15 @@ class StepResult:
 
 
 def is_family_tables(tables) -> bool:
-    """Whether ``tables`` is a family game's FamilyTables (imported only when the module is loaded)."""
+    """Whether ``tables`` is a family game's FamilyTables or Blind's BlindTables (the same API;
+    looked up only among modules already loaded, so Nos never imports them)."""
     import sys
 
-    module = sys.modules.get("nos_env.family_tables")
-    return module is not None and isinstance(tables, module.FamilyTables)
+    for module_name, class_name in (("nos_env.family_tables", "FamilyTables"), ("nos_env.blind_tables", "BlindTables")):
+        module = sys.modules.get(module_name)
+        if module is not None and isinstance(tables, getattr(module, class_name)):
+            return True
+    return False
 
 
 class PlayLoop:

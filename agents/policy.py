@@ -37,19 +37,24 @@ from torch import nn  # noqa: E402
 from nos_env.encoding import NUM_ACTIONS, OBSERVATION_SIZE  # noqa: E402
 
 
-def hint_size(observation_space: spaces.Box) -> int:
-    """0 for plain observations, 1 when the Tactics hint (an action index) follows them: only
-    Nos has the hint (its observation plus one float); any other size is a family game's
-    observation (issue 15), played without a hint."""
+def hint_size(observation_space: spaces.Box, action_space: spaces.Discrete | None = None) -> int:
+    """0 for plain observations, 1 when the Tactics hint (an action index) follows them. Only Nos
+    has the hint. With Nos's action space (557) the observation must be Nos's (1,041 floats, or
+    1,042 with the hint); with another action space it is a family game's (issue 15), any size,
+    no hint."""
     size = int(observation_space.shape[0])
-    return 1 if size == OBSERVATION_SIZE + 1 else 0
+    nos = action_space is None or int(action_space.n) == NUM_ACTIONS
+    if nos and size not in (OBSERVATION_SIZE, OBSERVATION_SIZE + 1):
+        raise ValueError(f"Nos observations have {OBSERVATION_SIZE} floats, or {OBSERVATION_SIZE + 1} "
+                         f"with the Tactics hint; got {size}")
+    return size - OBSERVATION_SIZE if nos else 0
 
 
 class NosEncoder(BaseFeaturesExtractor):
     """The shared first layer; the hint, if any, is passed through behind its output."""
 
-    def __init__(self, observation_space: spaces.Box, width: int = 256):
-        self.hint = hint_size(observation_space)
+    def __init__(self, observation_space: spaces.Box, width: int = 256, hint: int | None = None):
+        self.hint = hint_size(observation_space) if hint is None else int(hint)
         super().__init__(observation_space, width + self.hint)
         self.width = width
         # The game's observation size (Nos: 1,041; a family game: its encoding's), the hint after it.
@@ -148,12 +153,12 @@ class FastMaskedCategorical(MaskableCategoricalDistribution):
 class NosPolicy(MaskableActorCriticPolicy):
     def __init__(self, observation_space, action_space, lr_schedule, net_arch=None, width: int = 256,
                  hint_weight: float = 3.0, hint_trainable: bool = True, **kwargs):
-        self.hint = hint_size(observation_space)
+        self.hint = hint_size(observation_space, action_space)
         self.width = int(width)
         self.hint_weight = float(hint_weight)
         self.hint_trainable = bool(hint_trainable)
         kwargs.setdefault("features_extractor_class", NosEncoder)
-        kwargs.setdefault("features_extractor_kwargs", {"width": self.width})
+        kwargs.setdefault("features_extractor_kwargs", {"width": self.width, "hint": self.hint})
         if net_arch is None:
             net_arch = {"pi": [128], "vf": [128]}
         super().__init__(observation_space, action_space, lr_schedule, net_arch=net_arch, **kwargs)

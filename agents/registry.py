@@ -27,8 +27,13 @@ FAMILY_AGENTS = ("random", "greedy", "search")
 
 
 def known_agents(game: str = "nos") -> list[str]:
-    """The agent names ``game`` has (without model:PATH)."""
-    return sorted(AGENTS) if game == "nos" else sorted(FAMILY_AGENTS)
+    """The agent names ``game`` has (without model:PATH); a ValueError for an unknown game."""
+    if game == "nos":
+        return sorted(AGENTS)
+    from .family.games import check_game
+
+    check_game(game)
+    return sorted(FAMILY_AGENTS)
 
 
 def check_agent_spec(spec: str, game: str = "nos") -> None:
@@ -69,7 +74,7 @@ def make_agent(name: str, seed: int | None = 0, game: str = "nos", rules=None, *
     from .family import make_family_agent
 
     if rules is None:
-        from nos_env.family.rules import make_rules
+        from .family.games import make_rules
 
         rules = make_rules(game)
     if rules.game != game:

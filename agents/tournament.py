@@ -402,10 +402,10 @@ def _options_text(options: dict) -> str:
 def family_options(game: str, options: dict | None) -> dict:
     """A family game's table options for a tournament: ``options`` with ``target_score`` None
     (one hand per episode, so results are points per hand) unless given."""
-    from nos_env.family.rules import GAMES
+    from .family.games import check_game
 
-    if game not in GAMES:
-        raise ValueError(f"unknown game {game!r}; known: nos, {', '.join(GAMES)}")
+    if check_game(game) == "nos":
+        raise ValueError("nos is not a family game")
     options = dict(options or {})
     options.setdefault("target_score", None)
     return options
@@ -432,9 +432,10 @@ def run_tournament(agent_names: list, deals: int, seed: int = 0, duplicate: bool
     n = len(agent_names)
     family = game != "nos"
     if family:
-        from nos_env.family.rules import player_counts
+        from .family.games import make_rules, player_counts
 
         game_options = family_options(game, game_options)
+        make_rules(game, n if n in player_counts(game) else None, **game_options)  # bad options: a clear error
         counts = player_counts(game)
         if n not in counts:
             raise ValueError(f"give one agent per seat: {game} is played by {', '.join(map(str, counts))} players, "
@@ -458,9 +459,9 @@ def run_tournament(agent_names: list, deals: int, seed: int = 0, duplicate: bool
     groups = max(1, min(deals, tables // rotations))
     B = groups * rotations
     if family:
-        from nos_env.family_tables import FamilyTables
+        from .family.games import tables_class
 
-        engine = FamilyTables(game, B, num_players=n, seed=seed, observation_dtype="float32",
+        engine = tables_class(game)(game, B, num_players=n, seed=seed, observation_dtype="float32",
                               threads=num_threads, **game_options)
         game_kwargs = {"game": game, "rules": engine.rules}
     else:

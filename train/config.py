@@ -296,11 +296,12 @@ def validate(c: TrainConfig, source: str = "config") -> None:
 
 def _check_family(c: TrainConfig, source: str) -> None:
     """A family game's name, player count and options, checked by its rules (make_rules)."""
-    from nos_env.family.rules import GAMES, make_rules, player_counts
+    from agents.family.games import family_games, make_rules, player_counts
 
     game = c.env.game
-    if game not in GAMES:
-        _fail(f"{source}: env.game", f"unknown game {game!r}{_suggest(str(game), ('nos',) + tuple(GAMES))}")
+    games = family_games()
+    if game not in games:
+        _fail(f"{source}: env.game", f"unknown game {game!r}{_suggest(str(game), ['nos'] + games)}")
     counts = player_counts(game)
     if c.env.num_players not in counts:
         _fail(f"{source}: env.num_players", f"{game} is played by {', '.join(map(str, counts))} players, "

@@ -138,12 +138,12 @@ class SelfPlayVecEnv(VecEnv):
         self.game = game
         self.family = game != "nos"
         if self.family:
+            from agents.family.games import tables_class
             from agents.tournament import family_options
-            from nos_env.family_tables import FamilyTables
 
             if tactics_hint:
                 raise ValueError(f"the Tactics hint is Nos's, not {game}'s")
-            self.tables = FamilyTables(game, num_envs, num_players=num_players, seed=seed,
+            self.tables = tables_class(game)(game, num_envs, num_players=num_players, seed=seed,
                                        observation_dtype="float32", **family_options(game, game_options),
                                        **table_options)
             self.tables.seed_tables(np.arange(num_envs), seed + np.arange(num_envs))

@@ -45,8 +45,8 @@ def make_env(config: TrainConfig) -> tuple[SelfPlayVecEnv, OpponentPool]:
     pool = OpponentPool(seed=c.run.seed)
     game_kwargs, table_kwargs = {}, {"auto_forced": c.env.auto_forced, "num_threads": c.env.num_threads}
     if c.env.game != "nos":  # a family game: its agents are built for the tables' rules
+        from agents.family.games import make_rules
         from agents.tournament import family_options
-        from nos_env.family.rules import make_rules
 
         options = family_options(c.env.game, c.env.game_options)
         game_kwargs = {"game": c.env.game, "rules": make_rules(c.env.game, c.env.num_players, **options)}

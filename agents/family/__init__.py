@@ -21,8 +21,15 @@ def make_family_agent(name: str, rules, seed: int | None = 0, **kwargs):
     if name == "greedy":
         if kwargs:
             raise ValueError(f"greedy takes no options, got {sorted(kwargs)}")
+        if rules.game == "blind":
+            from .blind import BlindGreedyAgent
+
+            return BlindGreedyAgent(rules, seed=seed)
         return FamilyGreedyAgent(rules, seed=seed)
     if name == "search":
+        if rules.game == "blind":
+            raise ValueError("search is not implemented for blind (its face-down rows need a sampler of their own); "
+                             "blind has random and greedy")
         from .search import FamilySearchAgent
 
         return FamilySearchAgent(rules, seed=seed, **kwargs)

@@ -30,19 +30,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import Agent, BatchContext
+from .games import table_options, tables_class
 from .greedy import FamilyGreedyAgent
 from .sampler import FamilySampler
 from .view import view_of
 
 #: Rollouts stop after this many steps (a hand of double-nine with draws is far shorter).
 MAX_ROLLOUT_STEPS = 2000
-
-
-def table_options(rules) -> dict:
-    """The options ``rules`` was made with, by the page's names (to build tables like it)."""
-    from nos_env.family.rules import options_table
-
-    return {name: getattr(rules, name) for name in options_table(rules.game)}
 
 
 class FamilySearchAgent(Agent):
@@ -108,12 +102,10 @@ class FamilySearchAgent(Agent):
 
     # ------------------------------------------------------------------ rollouts
     def _tables(self, rows: int):
-        from nos_env.family_tables import FamilyTables
-
         if rows not in self._scratch:
             if len(self._scratch) > 16:
                 self._scratch.clear()
-            self._scratch[rows] = FamilyTables(self.rules.game, rows, num_players=self.rules.num_players, seed=0,
+            self._scratch[rows] = tables_class(self.rules.game)(self.rules.game, rows, num_players=self.rules.num_players, seed=0,
                                                observation_dtype="float32", threads=1,
                                                **table_options(self.rules))
         return self._scratch[rows]

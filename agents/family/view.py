@@ -31,17 +31,18 @@ class FamilyView:
     """Observation slices and action tables of one family game's rules (see the module)."""
 
     def __init__(self, rules):
-        from nos_env.family.encoding import observation_layout
+        from nos_env.family_backends import encoding_module
 
+        encoding = encoding_module(rules.game)
         self.rules = rules
         self.game = rules.game
         self.num_players = int(rules.num_players)
         self.N = int(rules.num_tiles)
         self.A = int(rules.num_arms)
         self.M = int(rules.max_pip)
-        self.S = int(rules.max_seats)
-        self.seven = rules.matching == "seven"  # Matador: ends add up to seven, the side is named
-        self.layout = observation_layout(rules)
+        self.seven = getattr(rules, "matching", "equal") == "seven"  # Matador: ends add to seven, side named
+        self.layout = encoding.observation_layout(rules)
+        self.S = int(self.layout["seat_present"][2][0])  # the game's largest player count
         self.observation_size = max(stop for _, stop, _ in self.layout.values())
         tiles = tile_set(self.M)
         if tiles.num_tiles != self.N:
@@ -64,6 +65,9 @@ class FamilyView:
         kind[self.P + self.N + 1] = PASS
         for a in (kind, tile, arm, side):
             a.flags.writeable = False
+        if hasattr(encoding, "num_actions") and int(encoding.num_actions(rules)) != self.num_actions:
+            raise ValueError(f"{self.game}: the encoding has {encoding.num_actions(rules)} actions, "
+                             f"the contract's layout {self.num_actions}")
         self.KIND, self.TILE, self.ARM, self.SIDE = kind, tile, arm, side
         # The number a play leaves open on its arm (-1: not a play; a double leaves its own).
         # Equal matching: the number of the tile that does not match the arm's open end, known
