@@ -7,8 +7,6 @@ Blind, with its own engine, is found the same way as the ten others.
 
 from __future__ import annotations
 
-import dataclasses
-
 
 def family_games() -> list[str]:
     """The family games' ids (sorted)."""
@@ -46,7 +44,6 @@ def tables_class(game: str):
 
 
 def table_options(rules) -> dict:
-    """The options ``rules`` was made with, by the page's names (its dataclass's init fields
-    except the player count): what rebuilds tables with the same rules."""
-    return {f.name: getattr(rules, f.name) for f in dataclasses.fields(rules)
-            if f.init and f.name != "num_players"}
+    """The options ``rules`` was made with, by the page's names (``rules.options()``, Blind's
+    too): what rebuilds tables with the same rules."""
+    return dict(rules.options())
