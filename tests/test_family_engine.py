@@ -8,6 +8,7 @@ engine are asserted here too (cited by the page's example number).
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 
@@ -19,7 +20,7 @@ from nos_env.family.engine import FamilyGame
 from nos_env.family.record import dumps, loads
 from nos_env.family.rules import GAMES, make_rules, options_table, player_counts
 
-IMPLEMENTED = ("block", "draw", "cross", "double_nine_cross", "matador", "fours")
+IMPLEMENTED = GAMES
 
 
 def tile(rules, a, b):
@@ -246,7 +247,8 @@ def test_action_ids_describe_and_parse(game_id):
 
 @pytest.mark.parametrize("game_id", IMPLEMENTED)
 def test_observation_layout_and_no_hidden_tiles(game_id):
-    for n in player_counts(game_id):
+    counts = player_counts(game_id)
+    for n in sorted({counts[0], counts[-1]}):
         rules = make_rules(game_id, n)
         layout = enc.observation_layout(rules)
         N, A, M, S = rules.num_tiles, rules.num_arms, rules.max_pip, rules.max_seats
@@ -256,10 +258,10 @@ def test_observation_layout_and_no_hidden_tiles(game_id):
         assert enc.observation_size(rules, "uint8") % 4 == 0
         game = FamilyGame(rules, seed=3)
         rnd = random.Random(3)
-        for _ in range(40):
+        for step in range(40):
             if game.done:
                 break
-            for seat in range(n):
+            for seat in range(n) if step % 3 == 0 else ():
                 obs = game.observe(seat)
                 assert obs.dtype == np.float32 and obs.shape == (expected,)
                 compact = game.observe(seat, "uint8")
@@ -268,9 +270,7 @@ def test_observation_layout_and_no_hidden_tiles(game_id):
                 assert set(np.flatnonzero(obs[s0:s1])) == set(game.hand.hands[seat])
                 # the observation depends on nothing hidden: swap every other seat's tiles with the
                 # boneyard's (same sizes) and it stays the same
-                other = FamilyGame(rules, seed=3)
-                for a in game.actions:
-                    other.step(a)
+                other = copy.deepcopy(game)
                 hidden = [t for s in range(n) if s != seat for t in other.hand.hands[s]] + other.hand.boneyard
                 perm = hidden[:]
                 random.Random(seat).shuffle(perm)
@@ -281,3 +281,147 @@ def test_observation_layout_and_no_hidden_tiles(game_id):
                 other.hand.boneyard = [remap[t] for t in other.hand.boneyard]
                 assert np.array_equal(other.observe(seat), obs)
             game.step(rnd.choice(game.legal_actions()))
+
+
+# -- worked examples used while building (the pages' example numbers) ---------------------------------
+def deal_game(game_id, n, hands, boneyard_top=(), setter=None, **options):
+    """A FamilyGame from hands given as (a, b) pairs; the boneyard is boneyard_top then every other
+    tile in index order."""
+    rules = make_rules(game_id, n, **options)
+    idx = [[tile(rules, *t) for t in h] for h in hands]
+    top = [tile(rules, *t) for t in boneyard_top]
+    used = {t for h in idx for t in h} | set(top)
+    rest = [t for t in range(rules.num_tiles) if t not in used]
+    return FamilyGame.from_deal(rules, idx, top + rest, setter=setter)
+
+
+def play(game, text):
+    return game.step(enc.parse(text, game.rules))
+
+
+def legal_texts(game):
+    return sorted(enc.describe(a, game.rules) for a in game.legal_actions())
+
+
+def test_five_up_example_4_spinning_set_double():
+    g = deal_game("five_up", 2, [[(5, 5), (5, 6), (5, 3), (1, 1)], [(5, 0), (5, 4), (2, 2)]], setter=0)
+    assert g.step(enc.set_index(tile(g.rules, 5, 5), rules=g.rules)) == [2, 0]  # E = 10
+    assert play(g, "play 0-5 on L0") == [0, 2]  # 5 + 5 + 0 = 10
+    assert [(a.number, a.open) for a in g.hand.arms][2:] == [(2, 5), (3, 5)]  # F7: arms 2 and 3
+    assert play(g, "play 5-6 on L1") == [0, 0]  # 0 + 6
+    assert play(g, "play 4-5 on A2") == [0, 2]  # 0 + 6 + 4
+    assert play(g, "play 3-5 on A3") == [0, 0]  # 13
+    assert g.scores == [2, 4]
+
+
+def test_five_up_example_5_a_double_in_the_line_spins():
+    g = deal_game("five_up", 2, [[(2, 4), (4, 1), (4, 0), (1, 3), (6, 6)], [(4, 4), (4, 3), (2, 2), (5, 5)]],
+                  setter=0)
+    assert g.step(enc.set_index(tile(g.rules, 2, 4), rules=g.rules)) == [0, 0]  # E = 6
+    assert play(g, "play 4-4 on L1") == [0, 2]  # 2 + 4 + 4
+    assert play(g, "play 1-4 on L1") == [0, 0]  # [4-4] spins: E = 2 + 1
+    assert [(a.number, a.open, len(a.tiles)) for a in g.hand.arms][2:] == [(2, 4, 0), (3, 4, 0)]
+    assert play(g, "play 3-4 on A2") == [0, 0]
+    assert play(g, "play 0-4 on A3") == [0, 0]
+    assert play(g, "play 2-2 on L0") == [0, 0]  # 4 + 1 + 3 + 0 = 8
+    assert play(g, "play 1-3 on L1") == [2, 0]  # 4 + 3 + 3 + 0 = 10
+
+
+def test_draw_example_1_drawing_until_playable():
+    g = deal_game("draw", 2, [[(2, 5), (6, 6)], [(0, 0), (1, 3), (4, 6)]],
+                  boneyard_top=[(1, 1), (3, 6), (2, 4)], setter=0, opening="free")
+    g.step(enc.set_index(tile(g.rules, 2, 5), rules=g.rules))
+    for _ in range(3):
+        assert legal_texts(g) == ["draw"]
+        g.step(enc.draw_index(g.rules))
+    assert legal_texts(g) == ["play 2-4 on L0"]
+    play(g, "play 2-4 on L0")
+    assert g.hand.arms[0].open == 4
+    assert sorted(g.hand.hands[1]) == sorted(tile(g.rules, *t) for t in [(0, 0), (1, 3), (4, 6), (1, 1), (3, 6)])
+    one = deal_game("draw", 2, [[(2, 5), (6, 6)], [(0, 0), (1, 3), (4, 6)]],
+                    boneyard_top=[(1, 1), (3, 6), (2, 4)], setter=0, opening="free", draw_rule="one")
+    one.step(enc.set_index(tile(one.rules, 2, 5), rules=one.rules))
+    one.step(enc.draw_index(one.rules))
+    assert legal_texts(one) == ["pass"]
+    # the stuck draw and pass are public evidence: B holds no 2 and no 5 (contract's seat_void)
+    fits = {t for t in range(28) if {2, 5} & set(one.rules.tiles[t])}
+    assert one.hand.void[1] == fits
+    one.step(enc.pass_index(one.rules))
+    assert one.hand.void[1] == fits and one.to_move == 0
+
+
+def test_cross_example_1_the_cross_phase():
+    g = deal_game("cross", 4, [[(6, 6), (0, 0)], [(6, 2), (1, 1)], [(2, 5), (6, 4)], [(6, 0), (3, 3)]])
+    assert g.to_move == 1  # the forced set of [6-6] by seat 0 (F4, F12)
+    assert legal_texts(g) == ["play 2-6 on C0", "play 2-6 on C1", "play 2-6 on C2", "play 2-6 on C3"]
+    play(g, "play 2-6 on C0")
+    assert legal_texts(g) == ["play 4-6 on C1", "play 4-6 on C2", "play 4-6 on C3"]
+    play(g, "play 4-6 on C1")
+    assert legal_texts(g) == ["play 0-6 on C2", "play 0-6 on C3"]  # example 2: no draw
+
+
+def test_double_nine_cross_example_1_a_double_branches():
+    g = deal_game("double_nine_cross", 4, [[(9, 9), (9, 7), (1, 2)], [(9, 3), (3, 3), (1, 4)],
+                                           [(9, 5), (3, 4), (1, 1)], [(9, 0), (2, 2), (6, 8)]])
+    for text in ("play 3-9 on C0", "play 5-9 on C1", "play 0-9 on C2", "play 7-9 on C3"):
+        play(g, text)
+    play(g, "play 3-3 on C0")
+    assert [(a.number, a.open) for a in g.hand.arms] == [(0, 3), (1, 5), (2, 0), (3, 7), (4, 3), (5, 3)]
+    assert legal_texts(g) == ["play 3-4 on A4", "play 3-4 on A5", "play 3-4 on C0"]
+
+
+def test_fours_example_1_a_turn_of_several_tiles():
+    g = deal_game("fours", 4, [[(6, 6), (6, 2), (2, 5), (0, 1), (3, 3)], [(4, 4), (1, 2)], [(0, 2)], [(1, 4)]],
+                  setter=0)
+    g.step(enc.set_index(tile(g.rules, 6, 6), rules=g.rules))
+    assert g.to_move == 0 and legal_texts(g) == ["play 2-6 on L0", "play 2-6 on L1"]
+    play(g, "play 2-6 on L1")
+    assert g.to_move == 0 and legal_texts(g) == ["play 2-5 on L1"]
+    play(g, "play 2-5 on L1")
+    assert g.to_move == 1  # nothing fits 6 or 5: the turn ends by itself (FO6) ...
+    assert g.hand.void[0] == {t for t in range(28) if {6, 5} & set(g.rules.tiles[t])}  # ... as evidence
+    may = deal_game("fours", 4, [[(6, 6), (6, 2), (2, 5), (0, 1), (3, 3)], [(4, 4)], [(0, 2)], [(1, 4)]],
+                    setter=0, multi_play="may")
+    may.step(enc.set_index(tile(may.rules, 6, 6), rules=may.rules))
+    assert legal_texts(may) == ["pass", "play 2-6 on L0", "play 2-6 on L1"]  # example 4
+
+
+def test_matador_example_4_and_2_sevens_and_wild_tiles():
+    from nos_env.family.layout import Layout
+    rules = make_rules("matador")
+    lay = Layout(rules)
+    lay.place_set(tile(rules, 6, 6), 0)
+    fit = sorted(rules.tiles[t] for t in range(28) if lay.fits_anywhere(t))
+    assert fit == sorted([(0, 1), (1, 1), (1, 2), (1, 3), (1, 4), (1, 5), (1, 6), (2, 5), (3, 4), (0, 0)])
+    assert lay.outward_options(tile(rules, 1, 6), 0) == [1, 6]  # a matador leaves either number
+    assert lay.outward_options(tile(rules, 1, 3), 0) == [3]
+    lay.place(tile(rules, 1, 3), 0, 3, 1)
+    assert lay.outward_options(tile(rules, 2, 4), 0) == [2]  # example 1: 4 + 3 = 7, leaves 2
+
+
+def test_all_fives_and_bergen_end_counts():
+    from nos_env.family import scoring
+    from nos_env.family.layout import Layout
+    rules = make_rules("all_fives")
+    lay = Layout(rules)
+    lay.place_set(tile(rules, 5, 5), 0)
+    assert scoring.end_count(lay) == 10  # AF example 5
+    lay = Layout(rules)
+    lay.place_set(tile(rules, 3, 5), 0)
+    lay.place(tile(rules, 5, 5), 1, 5, 1)
+    assert scoring.end_count(lay) == 13
+    lay.place(tile(rules, 1, 5), 1, 1, 0)
+    assert scoring.end_count(lay) == 4  # the covered [5-5] no longer counts
+    assert [scoring.round5(x) for x in (0, 1, 2, 3, 7, 8, 12)] == [0, 0, 0, 5, 5, 10, 10]  # AF8
+    rules = make_rules("bergen")
+    lay = Layout(rules)
+    lay.place_set(tile(rules, 0, 0), 0)
+    assert scoring.bergen_points(lay) == 2  # BE2: the set double alone
+    lay = Layout(rules)
+    lay.place_set(tile(rules, 3, 6), 0)
+    lay.place(tile(rules, 5, 6), 1, 5, 1)
+    assert scoring.bergen_points(lay) == 0  # ends 3 and 5
+    lay.place(tile(rules, 3, 5), 1, 3, 2)
+    assert scoring.bergen_points(lay) == 2  # example 3: both ends 3
+    lay.place(tile(rules, 3, 3), 0, 3, 3)
+    assert scoring.bergen_points(lay) == 3  # a double matching the other end

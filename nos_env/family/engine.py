@@ -68,6 +68,11 @@ class Hand:
         self.end_points = [0] * n
         self.to_move = self._opening_setter(setter)
 
+    @property
+    def arms(self):
+        """The layout's arms (``layout.arms``), in F7's order."""
+        return self.layout.arms
+
     # -- opening (F4) -----------------------------------------------------------------------
     def _opening_setter(self, setter: int | None) -> int:
         opening = self.rules.opening

@@ -64,26 +64,101 @@ def stock_pips(hand) -> int:
     return sum(a + b for a, b in (hand.ts.tiles[t] for t in hand.boneyard))
 
 
+def end_count(layout) -> int:
+    """E, the sum of the ends (AF4; Five Up FU4 with its spinners).
+
+    v(a) = 2·o(a) if arm a's last tile is a double with nothing beyond it, else o(a), for every
+    non-empty arm; the set tile adds, while L0 or L1 is empty: [p-q] p for an empty L0 and q for
+    an empty L1, a set double [d-d] 2d once. An empty crosswise arm counts nothing (FU4)."""
+    E = 0
+    for arm in layout.arms:
+        if arm.tiles:
+            E += 2 * arm.open if layout.arm_double_end(arm.number) else arm.open
+    p, q = layout.tile(layout.set_tile)
+    empty0, empty1 = not layout.arms[0].tiles, not layout.arms[1].tiles
+    if p == q:
+        E += 2 * p if (empty0 or empty1) else 0
+    else:
+        E += p * empty0 + q * empty1
+    return E
+
+
+def bergen_points(layout) -> int:
+    """BE3: 0 if the two ends differ; 3 if they are equal and one end's last tile is a double
+    lying across with nothing beyond it (the set double alone excepted); else 2."""
+    x0, x1 = layout.arms[0].open, layout.arms[1].open
+    if x0 != x1:
+        return 0
+    return 3 if layout.arm_double_end(0) or layout.arm_double_end(1) else 2
+
+
 def play_points(hand, seat: int) -> int:
-    """The points a placement (the set or a play) scores at once; 0 in the blocking games."""
+    """The points a placement (the set or a play) scores at once; 0 in the blocking games.
+
+    All Fives (AF3): E if E > 0 and 5 | E; Fives & Threes (FT1): E if 5 | E or 3 | E, once;
+    Five Up (FU5): E / 5 if 5 | E; Bergen (BE3): 2 or 3 for equal ends."""
     game = hand.rules.game
     if game in ("block", "draw", "cross", "double_nine_cross", "matador", "fours"):
         return 0  # F16, MA6, FO5: nothing scores during play
-    raise NotImplementedError(f"play scores of {game}")
+    if game == "bergen":
+        return bergen_points(hand.layout)
+    E = end_count(hand.layout)
+    if E <= 0:
+        return 0
+    if game == "all_fives":
+        return E if E % 5 == 0 else 0
+    if game == "fives_and_threes":
+        return E if E % 5 == 0 or E % 3 == 0 else 0
+    assert game == "five_up", game
+    return E // 5 if E % 5 == 0 else 0
+
+
+def rounded_award(rules: FamilyRules, counts: list[int], w: int) -> int:
+    """All Fives AF7/AF8 (in pips) and Five Up FU6 (in fives): Σ_l round5(P(l) − P(w)), or
+    round5 of the sum under award_rounding="total"; Fives & Threes FT2 unrounded."""
+    diffs = [c - counts[w] for i, c in enumerate(counts) if i != w]
+    if rules.award_rounding == "none":
+        return sum(diffs)
+    pips = round5(sum(diffs)) if rules.award_rounding == "total" else sum(round5(d) for d in diffs)
+    return pips // 5 if rules.game == "five_up" else pips
+
+
+def bergen_blocked_winner(hand) -> int | None:
+    """BE5/BE6: the one player without a double; among several, the lowest count (a tie: none);
+    if everybody holds a double, the holder of the lowest double."""
+    rules, ts = hand.rules, hand.ts
+    counts = hand.counts()
+    no_double = [s for s, h in enumerate(hand.hands) if not any(ts.tiles[t][0] == ts.tiles[t][1] for t in h)]
+    if len(no_double) == 1:
+        return no_double[0]
+    if no_double:
+        low = min(counts[s] for s in no_double)
+        lows = [s for s in no_double if counts[s] == low]
+        return lows[0] if len(lows) == 1 else None
+    lowest = min((ts.tiles[t][0], s) for s, h in enumerate(hand.hands) for t in h
+                 if ts.tiles[t][0] == ts.tiles[t][1])
+    return lowest[1]
 
 
 def end_of_hand(hand, out_side: int | None) -> None:
     """F15: the winning side, then its award (credited through ``hand.credit``)."""
     rules = hand.rules
+    game = rules.game
+    if game == "bergen":  # BE5: one point, to the player who went out or by the doubles rule
+        w = out_side if out_side is not None else bergen_blocked_winner(hand)
+        hand.winner_side = w
+        if w is not None:
+            hand.end_points = 1
+            hand.credit([w], 1)
+        return
     counts = hand.side_counts()
     w = hand_winner(rules, counts, out_side)
     hand.winner_side = w
     if w is None:
         return  # F15: a shared lowest count: nobody scores for the end
-    game = rules.game
     if game in ("block", "draw", "cross", "double_nine_cross", "matador", "fours"):
         points = blocking_award(rules, counts, w, out_side is None, stock_pips(hand))
     else:
-        raise NotImplementedError(f"end award of {game}")
+        points = rounded_award(rules, counts, w)
     hand.end_points = points
     hand.credit(sides(rules)[w], points)
