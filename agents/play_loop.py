@@ -22,7 +22,8 @@ The tables are Nos's ``FastTables`` or a family game's ``FamilyTables``
 (``nos_env/family_tables.py``, the same accessors). The two ``step`` methods return their
 results in different orders and the family's pays points, not chips: :meth:`PlayLoop.step`
 gives both as one :class:`StepResult` (for a family game ``rewards`` are the points each seat
-gained in the step and ``final_chips`` is None: a family caller adds the points up itself).
+gained in the step and ``final_chips`` the finished episodes' scores, ``FamilyTables.final_scores``,
+which include what an opening scored before any step, e.g. All Fives' forced set).
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ class StepResult:
     actions: np.ndarray  # int64 [B] the actions taken (FastTables.IDLE where a table waited)
     rewards: np.ndarray  # int [B, 5] chip changes by seat (family games: points gained, [B, S])
     terminated: np.ndarray  # bool [B] an episode ended at the table in this step
-    final_chips: np.ndarray | None  # int [B, 5] the finished episode's chips (rows that terminated; family: None)
+    final_chips: np.ndarray  # int [B, 5] the finished episode's chips (rows that terminated; family: scores [B, S])
     current: np.ndarray  # int [B] the seat to move after the step (-1: a finished table waiting)
 
 
@@ -149,7 +150,7 @@ class PlayLoop:
         if self.family:
             obs, rewards, terminated, current = self.tables.step(
                 actions, observe=True, autoreset=self.autoreset, allow_idle=idle)
-            final_chips = None
+            final_chips = self.tables.final_scores  # the finished episodes' scores (rows that terminated)
         else:
             rewards, terminated, final_chips, current, obs = self.tables.step(
                 actions, observe=True, autoreset=self.autoreset, allow_idle=idle)

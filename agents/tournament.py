@@ -504,17 +504,15 @@ def run_tournament(agent_names: list, deals: int, seed: int = 0, duplicate: bool
         live = played < quota[group]
         return live if live.any() else None
 
-    gained = np.zeros((B, n), np.int64)  # family games: each seat's points in the table's current hand
-
     def record_family(step) -> None:
-        gained[:] += step.rewards[:, :n]
+        # A family episode's result is its final scores (FamilyTables.final_scores): with one-hand
+        # episodes the points of the hand, the opening's (a forced set that scores) included.
         finished = np.flatnonzero(step.terminated)
         ended = finished[played[finished] < quota[group[finished]]]
         for b in ended:
             records.append((int(group[b] * 1_000_000 + played[b]), stream_seed[group[b]], int(played[b]),
-                            (np.arange(n) + rotation[b]) % n, gained[b].copy()))
+                            (np.arange(n) + rotation[b]) % n, step.final_chips[b, :n].astype(np.int64)))
             played[b] += 1
-        gained[finished] = 0
         if bar is not None and len(ended):
             bar.update(len(ended))
 

@@ -244,7 +244,8 @@ def validate(c: TrainConfig, source: str = "config") -> None:
                                         "(snapshots join it during training)")
     for name, weight in c.opponents.baselines.items():
         if name not in agents:
-            _fail(w(f"opponents.baselines.{name}"), f"unknown agent for {game}{_suggest(name, agents)}")
+            _fail(w(f"opponents.baselines.{name}"), f"unknown agent{_suggest(name, agents)}"
+                                                    + ("" if game == "nos" else f" (agents of {game})"))
         if isinstance(weight, bool) or not isinstance(weight, (int, float)) or weight < 0:
             _fail(w(f"opponents.baselines.{name}"), f"weight must be a number >= 0, got {weight!r}")
     if c.opponents.baselines and sum(c.opponents.baselines.values()) <= 0:
@@ -290,7 +291,8 @@ def validate(c: TrainConfig, source: str = "config") -> None:
     for key, names in (("eval.opponent", [c.eval.opponent]), ("eval.final_opponents", c.eval.final_opponents)):
         for name in names:
             if name not in agents:
-                _fail(w(key), f"unknown agent {name!r} for {game}{_suggest(str(name), agents)}")
+                _fail(w(key), f"unknown agent {name!r}{_suggest(str(name), agents)}"
+                              + ("" if game == "nos" else f" (agents of {game})"))
     _positive(w("output.checkpoint_every"), c.output.checkpoint_every, allow_zero=True)
 
 

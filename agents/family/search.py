@@ -117,7 +117,7 @@ class FamilySearchAgent(Agent):
         tables = self._tables(rows)
         hands, boneyard = sampler.sample(self.rng, k)
         sample_of_row = np.repeat(np.arange(k), C)
-        determinize(tables, snapshot, hands[sample_of_row], boneyard[sample_of_row], seat,
+        determinize(tables, snapshot, hands[sample_of_row], boneyard[sample_of_row], seat, sampler.placed,
                     self.rng.integers(0, 2**63, rows, dtype=np.int64))
         n = self.rules.num_players
         gained = np.zeros((rows, n), np.int64)
@@ -140,16 +140,18 @@ class FamilySearchAgent(Agent):
         return (gained[:, seat] - others).reshape(k, C)
 
 
-def determinize(tables, snapshot, hands: np.ndarray, boneyard: np.ndarray, seat: int, seeds: np.ndarray) -> None:
-    """Every row of ``tables``: ``snapshot`` (a ``clone_table``) with the hidden tiles replaced:
-    row r's seats hold ``hands[r]`` (bool [S, N] by seat offset from ``seat``: offset 0 is the
-    observer's own hand, unchanged), its boneyard is ``boneyard[r]`` (top first), and its random
-    stream starts from ``seeds[r]``."""
+def determinize(tables, snapshot, hands: np.ndarray, boneyard: np.ndarray, seat: int, placed: np.ndarray,
+                states: np.ndarray) -> None:
+    """Every row of ``tables``: ``snapshot`` (a ``clone_table``) with the hidden tiles replaced
+    (D17/F24): row r's other seats hold ``hands[r]`` (bool [S, N] by seat offset from ``seat``;
+    offset 0, the observer's own hand, is left as it is), their dealt tiles are those plus the
+    tiles they placed (``placed`` bool [S, N] by offset, public), the undrawn boneyard is
+    ``boneyard[r]`` (top first), and the random stream is ``states[r]``."""
     n = tables.num_players
-    for r in range(tables.num_envs):
-        tables.restore_table(r, snapshot)
-    by_seat = np.zeros((tables.num_envs, n, hands.shape[2]), bool)
-    for offset in range(n):
-        by_seat[:, (seat + offset) % n] = hands[:, offset]
-    others = [(seat + offset) % n for offset in range(1, n)]
-    tables.set_hidden(np.arange(tables.num_envs), others, by_seat[:, others], boneyard, seeds)
+    tables.restore_all(snapshot)
+    bits = np.int64(1) << np.arange(hands.shape[2], dtype=np.int64)
+    offsets = list(range(1, n))
+    held = (hands[:, offsets] * bits).sum(axis=2)  # [rows, n-1] tile sets
+    dealt = held | (placed[offsets] * bits).sum(axis=1)[None, :]
+    tables.set_hidden([(seat + o) % n for o in offsets], held, dealt, boneyard)
+    tables.set_random_state(np.asarray(states).astype(np.uint64))
