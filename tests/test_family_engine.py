@@ -146,16 +146,17 @@ def expected_deal(rules, seed):
 @pytest.mark.parametrize("game_id", IMPLEMENTED)
 def test_deal_matches_the_contract_stream(game_id):
     for n in player_counts(game_id):
-        for opening in ({"highest_double", "highest_tile", "free"} & set(
-                options_table(game_id).get("opening", ("highest_double", "one of 'highest_double'"))[1]
-                .replace("'", "").replace("one of ", "").split(", ")) or {"highest_double"}):
-            extra = {"opening": opening} if "opening" in options_table(game_id) else {}
+        openings = [None]
+        if "opening" in options_table(game_id):
+            openings = [o for o in ("highest_double", "highest_tile", "free", "lowest_double", "lowest_tile")
+                        if repr(o) in options_table(game_id)["opening"][1]]
+        for opening in openings:
+            extra = {} if opening is None else {"opening": opening}
             rules = make_rules(game_id, n, **extra)
             for seed in (0, 1, 12345, 2**63 + 7):
                 hands, boneyard, setter = expected_deal(rules, seed)
                 game = FamilyGame(rules, seed=seed)
                 hand = game.hand
-                assert game.hand.boneyard == boneyard[:len(hand.boneyard)] or rules.opening != "free"
                 if rules.opening == "free":
                     assert [sorted(h) for h in hand.hands] == [sorted(h) for h in hands]
                     assert hand.boneyard == boneyard and hand.to_move == setter
@@ -165,6 +166,11 @@ def test_deal_matches_the_contract_stream(game_id):
                     assert sorted(hand.hands[s] | {hand.layout.set_tile}) == sorted(hands[s])
                     assert all(sorted(hand.hands[i]) == sorted(hands[i]) for i in range(n) if i != s)
                     assert hand.boneyard == boneyard
+                    doubles = [rules.tiles[t][0] for h in hands for t in h if rules.tiles[t][0] == rules.tiles[t][1]]
+                    if doubles and rules.opening in ("highest_double", "highest_tile"):
+                        assert rules.tiles[hand.layout.set_tile] == (max(doubles),) * 2
+                    if rules.opening == "lowest_double":
+                        assert rules.tiles[hand.layout.set_tile] == (min(doubles),) * 2
 
 
 def test_redeal_until_a_double_uses_the_same_stream():
