@@ -110,7 +110,7 @@ def docstring(game: str) -> str:
     encoding = encoding_module(game)
     layout = encoding.observation_layout(rules)
     size = max(stop for _, stop, _ in layout.values())
-    compact = encoding.compact_size(rules)
+    compact = encoding.observation_size(rules, "uint8")
     counts = R.player_counts(game)
     options = R.options_table(game)
     lines = [

@@ -113,7 +113,7 @@ class raw_env(AECEnv):
     def _observation_size(self) -> int:
         if self.observation_dtype == "float32":
             return max(stop for _, stop, _ in self.observation_layout.values())
-        return int(self._encoding.compact_size(self.rules))
+        return int(self._encoding.observation_size(self.rules, "uint8"))
 
     # ----------------------------------------------------------------- spaces
     def observation_space(self, agent):
@@ -152,11 +152,12 @@ class raw_env(AECEnv):
             if self._seeds is None:
                 self._seeds = SplitMix64(int(np.random.SeedSequence().entropy) & SEED_MASK)
             seed = self._seeds.next() & SEED_MASK
-        points = self.backend.reset(seed)
+        # A forced set may score (All Fives' [5-5]). PettingZoo wants no rewards at reset, so
+        # those points are paid with the first step's, and an episode's rewards still add up.
+        self._carried = self.backend.reset(seed)
         self._started = True
         self.agents = self.possible_agents[:]
-        # A forced set may score (All Fives' [5-5]): those points are the reset's rewards.
-        self.rewards = self._rewards(points, done=False)
+        self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = dict(self.rewards)
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
@@ -194,6 +195,9 @@ class raw_env(AECEnv):
                              f"integer; None only for an agent that is done), got {action!r} "
                              f"({type(action).__name__}) for {agent}")
         points = self.backend.step(int(action))  # an illegal action: ValueError, nothing changed
+        if any(self._carried):
+            points = [p + c for p, c in zip(points, self._carried)]
+        self._carried = [0] * self.num_players
         done = self.backend.done
         if done:
             self.terminations = {a: True for a in self.agents}

@@ -168,7 +168,7 @@ def table_view(game_obj, game: str) -> TableView:
     """The view of a reference engine object of ``game`` (Blind's engine brings its own reader)."""
     if game == "blind":
         return _blind_view(game_obj)
-    from .family.encoding import action_parts, describe
+    from .family.encoding import action_parts, arm_name, describe
 
     rules = game_obj.rules
     hand = game_obj.hand
@@ -181,16 +181,13 @@ def table_view(game_obj, game: str) -> TableView:
             sides[parts[1]] = parts[3]
         last.append(f"seat {seat}: {describe(action, rules)}")
     arms = []
-    line = len(layout.arms) == 2 or rules.num_arms == 2
     for arm in layout.arms:
-        if arm.origin == layout.set_tile and arm.number < 4:
-            name = (f"L{arm.number}" if line else f"C{arm.number}")
+        name = arm_name(arm.number, rules)
+        if arm.origin == layout.set_tile:
             root = "the set"
-        else:
-            name = f"arm {arm.number}"
-            where = layout.tile_arm.get(arm.origin, -1)
+        else:  # a later spinner (F7): the double it grows from, and the arm that double lies on
             a, b = layout.tile(arm.origin)
-            root = f"[{a}-{b}]" + ("" if where < 0 else f" on arm {where}")
+            root = f"[{a}-{b}] on {arm_name(layout.tile_arm[arm.origin], rules)}"
         arms.append(Arm(int(arm.number), name, root, _placed_tiles(game_obj, layout, arm, sides),
                         None if arm.open is None else int(arm.open), bool(layout.arm_playable(arm.number))))
     drawable = 0 if rules.draw_rule == "none" else max(0, len(hand.boneyard) - rules.boneyard_reserve)

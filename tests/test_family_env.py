@@ -17,7 +17,7 @@ from nos_env.family_env import FAMILY_GAMES, raw_env
 from nos_env.family_rewards import relative, step_rewards, win, winners_mask, sides
 
 TEN = R.GAMES
-BACKENDS = ["reference", "fast"]
+BACKENDS = ["reference"]  # "fast" joins once FamilyTables (h-fast) is merged
 #: Every (game, player count) the pages allow.
 COUNTS = [(g, n) for g in TEN for n in R.player_counts(g)]
 
@@ -67,9 +67,9 @@ def test_every_entry_makes_the_same_game(game):
         e.reset(seed=3)
         return e.agent_selection, e.last()[0]["observation"].tolist(), e.last()[0]["action_mask"].tolist()
 
-    a = first(module.env(backend="reference"))
-    assert a == first(nos_env.env(game=game, backend="reference"))
-    assert module.raw_env().metadata["name"] == f"{game}_v0"
+    a = first(module.env(backend=BACKENDS[-1]))
+    assert a == first(nos_env.env(game=game, backend=BACKENDS[-1]))
+    assert module.raw_env(backend=BACKENDS[-1]).metadata["name"] == f"{game}_v0"
 
 
 @pytest.mark.parametrize("game", TEN)
@@ -145,10 +145,11 @@ def test_block_single_hand_rewards_in_every_mode(n):
         g = e.unwrapped.game_state
         counts = [pips_left(g, s) for s in range(n)]
         low = min(counts)
-        if counts.count(low) > 1:  # F15: a shared lowest count, no winner, nobody scores
+        out = [s for s in range(n) if not g.hand.hands[s]]  # F15: who went out wins (even beside a [0-0])
+        if not out and counts.count(low) > 1:  # F15: a shared lowest count, no winner, nobody scores
             assert results["points"] == [0.0] * n and results["win"] == [0.0] * n
             continue
-        w = counts.index(low)
+        w = out[0] if out else counts.index(low)
         award = sum(c - low for c in counts)  # F16 difference (low is 0 if w went out)
         seen_out |= low == 0
         seen_blocked |= low > 0
@@ -221,6 +222,7 @@ def test_bad_seed_and_viewer_are_refused():
 
 
 # ----------------------------------------------------------------- seeding and dtypes
+@pytest.mark.skipif(len(BACKENDS) < 2, reason="one backend so far")
 @pytest.mark.parametrize("game", TEN)
 def test_both_backends_play_the_same_seeded_game(game):
     envs = [nos_env.env(game=game, backend=b, num_players=2 if game != "fours" else 4, target_score=None)

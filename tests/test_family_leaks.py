@@ -21,17 +21,21 @@ from nos_env.family_backends import new_engine, rules_for
 from nos_env.family_env import FAMILY_GAMES
 
 TEN = [g for g in FAMILY_GAMES if g != "blind"]
-GAMES_PER_CASE = 6
+GAMES_PER_CASE = 2
+STRIDE = 3
 
 
-def positions(game: str, num_players: int, seed: int, options: dict | None = None):
+def positions(game: str, num_players: int, seed: int, options: dict | None = None, games: int = GAMES_PER_CASE):
     """(game object, rng) at every decision of a few random games."""
     rules = rules_for(game, num_players, dict(options or {}))
     rng = np.random.default_rng(seed)
-    for k in range(GAMES_PER_CASE):
+    for k in range(games):
         g = new_engine(game, rules, seed * 100 + k)
+        step = 0
         while not g.done:
-            yield g, rng
+            if step % STRIDE == 0:  # every third decision: a deep copy per position is the cost here
+                yield g, rng
+            step += 1
             legal = g.legal_actions()
             g.step(legal[int(rng.integers(len(legal)))])
 
@@ -66,7 +70,7 @@ def test_hidden_tiles_do_not_reach_the_observation(game):
         if any(twin.hand.hands[s] != g.hand.hands[s] for s in range(n)) or twin.hand.boneyard != g.hand.boneyard:
             differed += 1
             seen_by_others += any(not np.array_equal(twin.observe(s), g.observe(s)) for s in range(n) if s != observer)
-    assert checked > 50 and differed > checked // 2 and seen_by_others > 0
+    assert checked > 15 and differed > checked // 2 and seen_by_others > 0
 
 
 def test_hidden_tiles_with_teams_and_the_double_nine_set():
@@ -93,11 +97,12 @@ def blind_twin(g, rng):
 @pytest.mark.parametrize("n", B.player_counts())
 def test_blind_nobody_sees_an_unturned_tile(n):
     checked = differed = 0
-    for g, rng in positions("blind", n, seed=40 + n, options={"optional_play": n % 2 == 0}):
+    # Blind asks little (most plays are forced, F12): more games for as many positions.
+    for g, rng in positions("blind", n, seed=40 + n, options={"optional_play": n % 2 == 0}, games=12):
         twin = blind_twin(g, rng)
         for s in range(n):
             np.testing.assert_array_equal(twin.observe(s), g.observe(s))
         np.testing.assert_array_equal(twin.legal_mask(), g.legal_mask())
         checked += 1
         differed += twin.rows != g.rows
-    assert checked > 10 and differed > checked // 5
+    assert checked > 8 and differed > checked // 5
