@@ -82,7 +82,9 @@ class FamilySearchAgent(Agent):
         candidates = np.flatnonzero(mask)
         C = len(candidates)
         sampler = FamilySampler(self.view, obs)  # only the observation
-        snapshot = tables.clone_table(b)
+        # (np.asarray: a table's random state comes back from clone_table as a numpy scalar, which
+        # restore_table refuses; a 0-d array is what it wants)
+        snapshot = {name: np.asarray(a) for name, a in tables.clone_table(b).items()}
         k = max(self.min_rollouts, self.rollouts // C)
         chunk = max(1, self.max_batch // C)
         values = np.concatenate([self._evaluate(snapshot, sampler, candidates, min(chunk, k - first), seat)
@@ -143,15 +145,42 @@ class FamilySearchAgent(Agent):
 def determinize(tables, snapshot, hands: np.ndarray, boneyard: np.ndarray, seat: int, placed: np.ndarray,
                 states: np.ndarray) -> None:
     """Every row of ``tables``: ``snapshot`` (a ``clone_table``) with the hidden tiles replaced
-    (D17/F24): row r's other seats hold ``hands[r]`` (bool [S, N] by seat offset from ``seat``;
+    (F24): row r's other seats hold ``hands[r]`` (bool [S, N] by seat offset from ``seat``;
     offset 0, the observer's own hand, is left as it is), their dealt tiles are those plus the
     tiles they placed (``placed`` bool [S, N] by offset, public), the undrawn boneyard is
-    ``boneyard[r]`` (top first), and the random stream is ``states[r]``."""
+    ``boneyard[r]`` (top first), the boneyard's drawn slots are cleared, and the random stream
+    is ``states[r]``. The masks need no recomputing: the seat to move is the observer, whose
+    hand is unchanged, and every later mask is computed by the kernels from the new hands."""
     n = tables.num_players
-    tables.restore_all(snapshot)
-    bits = np.int64(1) << np.arange(hands.shape[2], dtype=np.int64)
+    bits = np.uint64(1) << np.arange(hands.shape[2], dtype=np.uint64)
     offsets = list(range(1, n))
-    held = (hands[:, offsets] * bits).sum(axis=2)  # [rows, n-1] tile sets
-    dealt = held | (placed[offsets] * bits).sum(axis=1)[None, :]
-    tables.set_hidden([(seat + o) % n for o in offsets], held, dealt, boneyard)
-    tables.set_random_state(np.asarray(states).astype(np.uint64))
+    held = (hands[:, offsets].astype(np.uint64) * bits).sum(axis=2, dtype=np.uint64)  # [rows, n-1]
+    dealt = held | (placed[offsets].astype(np.uint64) * bits).sum(axis=1, dtype=np.uint64)[None, :]
+    seats = [(seat + o) % n for o in offsets]
+    if hasattr(tables, "set_hidden"):  # the engine's own accessor, when it has one
+        tables.restore_all(snapshot)
+        tables.set_hidden(seats, held.astype(np.int64), dealt.astype(np.int64), boneyard)
+        tables.set_random_state(np.asarray(states).astype(np.uint64))
+        return
+    _write_hidden(tables, snapshot, seats, held, dealt, boneyard, states)
+
+
+def _write_hidden(tables, snapshot, seats, held, dealt, boneyard, states) -> None:
+    """``determinize`` on FamilyTables without ``set_hidden`` (asked of its owner: see
+    /work/main/.wt/brief/notes-fagents.md): the snapshot's arrays are restored, then the hidden
+    parts written by the state schema's names. It writes only what is hidden from the
+    observer: the other seats' hands and dealt sets, the boneyard, the random stream."""
+    from nos_env.games.family import state as ST
+
+    B = tables.num_tables
+    for r in range(B):
+        tables.restore_table(r, snapshot)
+    top, end = int(snapshot["T"][ST.T_BONE_TOP]), int(snapshot["T"][ST.T_BONE_END])
+    if boneyard.shape != (B, end - top):
+        raise ValueError(f"boneyard must be [{B}, {end - top}] (the undrawn tiles), got {boneyard.shape}")
+    for i, s in enumerate(seats):
+        tables.SSET[:, s, ST.S_HAND, 0] = held[:, i]
+        tables.SSET[:, s, ST.S_DEALT, 0] = dealt[:, i]
+    tables.BONE[:, :top] = 0  # the drawn slots: which tiles were drawn is not the observer's to know
+    tables.BONE[:, top:end] = boneyard
+    tables.R[:] = np.asarray(states).astype(np.uint64)
