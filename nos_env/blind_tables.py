@@ -3,7 +3,8 @@
 The API of the family contract's ``FamilyTables`` (so the registry can treat Blind like
 the other games): ``step(actions) -> (obs, points [B, 5], terminated [B], current [B])``,
 ``observe``, ``observe_rows``, ``masks``, ``current_player``, ``scores``,
-``legal_actions(b)``, snapshots, ``load_deal``, ``reference_game(b)``.
+``legal_actions(b)``, snapshots, ``load_deal``, ``reference_game(b)``, and for search
+``hidden_tiles(b)``/``set_hidden(b, tiles)`` (a determinization of the never-seen tiles).
 
 Table b seeded with ``seed + b`` (``seed_tables`` sets any seed) plays the games of
 ``BlindGame(rules, seed=seed + b, skip_decisionless=True)`` followed by plain ``reset()``s:
@@ -285,6 +286,32 @@ class BlindTables:
                       self.LOW, self.HIGH)
         if scores is not None:
             self.S[b, :n, K.S_CHIPS] += np.asarray(scores, np.int32)
+
+    def hidden_tiles(self, b: int) -> list[int]:
+        """Table b's tiles never turned up, in slot order (``BlindGame.hidden_tiles``)."""
+        return self.reference_game(b).hidden_tiles()
+
+    def set_hidden(self, b: int, tiles) -> None:
+        """Put ``tiles`` (an order of ``hidden_tiles(b)``) into table b's hidden slots: a
+        determinization for search (``BlindGame.with_hidden``, which checks it first: an order
+        that does not fit what everyone saw is refused and nothing changes)."""
+        b = self.check_table(b)
+        game = self.reference_game(b)
+        hidden = game.hidden_tiles()
+        other = game.with_hidden(tiles)  # checked: raises before anything changes
+        n, k = self.num_players, self.rules.hand_size
+        new = other.hidden_tiles()
+        in_rows = len(hidden) - len(game.aside)
+        # each hidden slot's seat and buffer index, all read before any is written (an
+        # unseen tile never moved: its index is its place as dealt)
+        slots = [(int(self.L[b, t, K.L_OWNER]), int(self.L[b, t, K.L_POS])) for t in hidden[:in_rows]]
+        for (s, i), new_t in zip(slots, new[:in_rows]):
+            self.S[b, s, K.S_ROW + i] = new_t
+            self.BONE[b, s * k + i] = new_t
+            self.L[b, new_t, K.L_OWNER], self.L[b, new_t, K.L_POS] = s, i
+        for j, new_t in enumerate(new[in_rows:]):
+            self.BONE[b, n * k + j] = new_t
+            self.L[b, new_t, K.L_OWNER], self.L[b, new_t, K.L_POS] = -1, 0
 
     def deal_of(self, b: int) -> tuple[list[list[int]], list[int], int]:
         """Table b's current game as dealt: the rows (tile indices, front first), the

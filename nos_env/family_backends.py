@@ -57,6 +57,14 @@ def encoding_module(game: str):
     return importlib.import_module("nos_env.family.encoding")
 
 
+def seed_and_reset(tables, rows, seeds) -> None:
+    """Start new episodes at ``rows`` from ``seeds``. ``FamilyTables.seed_tables`` deals at once;
+    ``BlindTables.seed_tables`` only seeds (its next deal is ``reset_tables``)."""
+    tables.seed_tables(rows, seeds)
+    if getattr(tables.rules, "game", None) == BLIND:
+        tables.reset_tables(rows)
+
+
 class ReferenceBackend:
     name = "reference"
 
@@ -119,7 +127,7 @@ class FastBackend:
 
     def reset(self, seed: int) -> list[int]:
         t = self.tables
-        t.seed_tables(self._row, np.array([seed], np.int64))
+        seed_and_reset(t, self._row, np.array([seed], np.int64))
         self.done = False
         return [int(s) for s in t.scores[0, : self.rules.num_players]]
 

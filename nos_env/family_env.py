@@ -35,6 +35,8 @@ seed), so a seeded environment replays the same episodes on either backend.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
@@ -146,6 +148,12 @@ class raw_env(AECEnv):
     # ------------------------------------------------------------------ api
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         seed = check_seed(seed)  # before anything changes
+        if options is not None and not isinstance(options, dict):
+            raise ValueError(f"reset options must be a dict or None, got {type(options).__name__}")
+        if options:
+            # No reset option is known yet; PettingZoo's api_test passes arbitrary ones, so warn.
+            warnings.warn(f"ignoring unknown reset option(s) {sorted(options)}; the family environments take "
+                          f"none (game options go to the constructor)", stacklevel=2)
         if seed is not None:
             self._seeds = SplitMix64(seed)
         else:

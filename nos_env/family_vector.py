@@ -24,7 +24,9 @@ The conventions of Nos's vector API (``nos_env/vector.py``), over ``FamilyTables
 
 Auto-reset: a finished table starts its next episode within the same step; ``obs``,
 ``masks`` and ``current`` already belong to it, ``rewards`` and ``terminated`` to the
-step that ended the old one.
+step that ended the old one. Points a forced set scores before an episode's first decision
+(All Fives' [5-5]) are paid with that episode's first step, as in the AEC environment, so
+an episode's rewards add up to its points.
 
 Seeding: table b is seeded with ``seed + b`` and plays the game of
 ``nos_env.env(game=...).reset(seed=seed + b)`` on either backend.
@@ -39,7 +41,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector.utils import batch_space
 
-from .family_backends import tables_class
+from .family_backends import seed_and_reset, tables_class
 from .family_env import OBSERVATION_DTYPES, check_game
 from .family_rewards import check_reward, relative, sides, win, winners_mask
 from .options import check_bool, check_scale, check_seed
@@ -82,16 +84,21 @@ class FamilyVectorEnv:
         self.action_mask_space = batch_space(self.single_action_mask_space, B)
         self._rows = np.arange(B, dtype=np.int64)
         self._needs_reset = True
+        self._first_seed = seed
 
     # ------------------------------------------------------------------ api
     def reset(self, seed: int | None = None):
         """Start a new episode at every table; returns (obs, masks, current)."""
         seed = check_seed(seed)  # before anything changes
+        if seed is None and self._first_seed is not None:
+            seed, self._first_seed = self._first_seed, None  # the first episodes are those of vector_env(seed=...)
         if seed is not None:
-            self.tables.seed_tables(self._rows, seed + self._rows)
+            seed_and_reset(self.tables, self._rows, seed + self._rows)
         else:
             self.tables.reset_tables()
         self._needs_reset = False
+        # A forced set may score (All Fives' [5-5]) before the first decision: paid with the first step.
+        self._carried = np.array(self.tables.scores[:, : self.num_players], np.int64)
         current = np.array(self.tables.current_player, np.int32)
         return self._read_only(self.tables.observe(current)), self.masks, current
 
@@ -108,9 +115,10 @@ class FamilyVectorEnv:
         # "win" needs each finished match's winner before its table starts again.
         obs, points, terminated, current = self.tables.step(actions, observe=observe and not win_mode,
                                                             autoreset=not win_mode)
-        points = np.asarray(points)[:, :n]
+        points = np.asarray(points)[:, :n] + self._carried
         terminated = np.array(terminated, bool)
         finished = np.flatnonzero(terminated)
+        self._carried[:] = 0
         if win_mode:
             rewards = np.zeros((self.num_envs, n), np.float32)
             if finished.size:
@@ -124,6 +132,8 @@ class FamilyVectorEnv:
             rewards = points.astype(np.float32)
         else:
             rewards = relative(points)
+        if finished.size:  # the new episodes' forced sets, paid with their first step
+            self._carried[finished] = self.tables.scores[finished, :n]
         if obs is not None:
             obs = obs.copy() if self.copy_observations else self._read_only(obs)
         infos = {}

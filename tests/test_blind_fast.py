@@ -174,3 +174,49 @@ def test_bad_arguments_are_refused():
     with pytest.raises(ValueError, match="setter"):
         fast.load_deal(0, [list(range(9)), list(range(9, 18)), list(range(18, 27))], [27], setter=3)
     assert _unchanged(fast, before)
+
+
+def test_without_autoreset_a_finished_table_waits():
+    fast = BlindTables("blind", 4, num_players=2, seed=3, threads=1)
+    state = np.arange(4, dtype=np.uint64)
+    done = np.zeros(4, bool)
+    for _ in range(200):
+        actions = fast.sample_legal(state)  # IDLE (-1) for a finished table
+        assert ((actions == -1) == done).all()
+        obs, points, term, cur = fast.step(actions, autoreset=False, allow_idle=True)
+        done |= term
+        if done.all():
+            break
+    assert done.all() and (fast.current_player == -1).all() and not fast.masks.any()
+    assert (fast.scores.sum(axis=1) <= 1).all()
+    assert not fast.observe_rows([0, 1], [-1, -1]).any()
+    with pytest.raises(ValueError, match="game is over"):
+        fast.step(np.zeros(4, np.int64))
+    fast.reset_tables([2])
+    assert fast.current_player[2] >= 0 and fast.legal_actions(2).size > 0 and fast.scores[2].sum() == 0
+
+
+def test_set_hidden_plays_on_as_the_determinized_reference():
+    rnd = random.Random(4)
+    fast = BlindTables("blind", 6, num_players=3, seed=21, optional_play=True, threads=1)
+    state = np.arange(6, dtype=np.uint64)
+    for _ in range(6):
+        fast.step(fast.sample_legal(state), observe=False)
+    games = []
+    for b in range(6):
+        public = fast.observe_rows([b], [fast.current_player[b]])[0].copy()
+        game = fast.reference_game(b).sample_hidden(rnd)
+        fast.set_hidden(b, game.hidden_tiles())
+        assert fast.hidden_tiles(b) == game.hidden_tiles()
+        assert (fast.observe_rows([b], [fast.current_player[b]])[0] == public).all()  # nobody can tell
+        games.append(game)
+    for _ in range(10):
+        actions = np.array([rnd.choice(g.legal_actions()) for g in games])
+        obs, points, term, cur = fast.step(actions)
+        for b, g in enumerate(games):
+            assert points[b, :3].tolist() == g.step(int(actions[b])) and bool(term[b]) == g.done
+            if g.done:  # the table goes on with its next deal: follow it from there
+                games[b] = g = fast.reference_game(b)
+            assert (obs[b] == g.observe(g.to_move, "uint8")).all()
+    with pytest.raises(ValueError, match="hidden tiles"):
+        fast.set_hidden(0, [0, 1, 2])

@@ -11,15 +11,21 @@ from pettingzoo.test import api_test, render_test, seed_test
 
 import nos_env
 from nos_env import family_docs
+from nos_env.family import blind as B
 from nos_env.family import rules as R
 from nos_env.family.engine import FamilyGame
 from nos_env.family_env import FAMILY_GAMES, raw_env
 from nos_env.family_rewards import relative, step_rewards, win, winners_mask, sides
 
 TEN = R.GAMES
-BACKENDS = ["reference"]  # "fast" joins once FamilyTables (h-fast) is merged
-#: Every (game, player count) the pages allow.
-COUNTS = [(g, n) for g in TEN for n in R.player_counts(g)]
+BACKENDS = ["reference", "fast"]
+#: Every (game, player count) the pages allow, Blind's included.
+COUNTS = [(g, n) for g in FAMILY_GAMES for n in nos_env.game_info(g).player_counts]
+
+
+def single_hand(game: str) -> dict:
+    """The option that makes an episode one hand (Blind is always one)."""
+    return {} if game == "blind" else {"target_score": None}
 
 
 @pytest.fixture(autouse=True)
@@ -34,7 +40,7 @@ def _quiet():
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("game, n", COUNTS)
 def test_pettingzoo_api_test(game, n, backend):
-    api_test(nos_env.env(game=game, num_players=n, backend=backend, target_score=None), num_cycles=12)
+    api_test(nos_env.env(game=game, num_players=n, backend=backend, **single_hand(game)), num_cycles=12)
 
 
 @pytest.mark.parametrize("game, n", COUNTS)
@@ -42,7 +48,7 @@ def test_pettingzoo_seed_test(game, n):
     seed_test(lambda **kw: nos_env.env(game=game, num_players=n, backend="reference", **kw), num_cycles=15)
 
 
-@pytest.mark.parametrize("game", TEN)
+@pytest.mark.parametrize("game", FAMILY_GAMES)
 def test_pettingzoo_render_test(game, capsys):
     render_test(lambda **kw: nos_env.env(game=game, backend="reference", **kw))
 
@@ -57,7 +63,7 @@ def test_every_family_game_is_registered_with_the_pages_player_counts():
     assert set(FAMILY_GAMES) <= set(nos_env.list_games())
 
 
-@pytest.mark.parametrize("game", TEN)
+@pytest.mark.parametrize("game", FAMILY_GAMES)
 def test_every_entry_makes_the_same_game(game):
     import importlib
 
@@ -72,15 +78,15 @@ def test_every_entry_makes_the_same_game(game):
     assert module.raw_env(backend=BACKENDS[-1]).metadata["name"] == f"{game}_v0"
 
 
-@pytest.mark.parametrize("game", TEN)
+@pytest.mark.parametrize("game", FAMILY_GAMES)
 def test_the_versioned_module_is_what_the_docs_script_writes(game):
     """The module's table is written from the rules (python -m nos_env.family_docs); a rules or
     encoding change that alters a number fails here until the modules are written again."""
     assert family_docs.module_path(game).read_text() == family_docs.module_text(game)
     doc = __import__(f"nos_env.{game}_v0", fromlist=["x"]).__doc__
-    rules = R.make_rules(game)
+    rules = raw_env(game, backend="reference").rules
     assert f"Discrete({rules.num_actions})" in doc and f"docs/rules/{game}.md" in doc
-    for name in R.options_table(game):
+    for name in (R.options_table(game) if game != "blind" else B.options_table()):
         assert f"`{name}`" in doc
 
 
@@ -222,10 +228,9 @@ def test_bad_seed_and_viewer_are_refused():
 
 
 # ----------------------------------------------------------------- seeding and dtypes
-@pytest.mark.skipif(len(BACKENDS) < 2, reason="one backend so far")
-@pytest.mark.parametrize("game", TEN)
+@pytest.mark.parametrize("game", FAMILY_GAMES)
 def test_both_backends_play_the_same_seeded_game(game):
-    envs = [nos_env.env(game=game, backend=b, num_players=2 if game != "fours" else 4, target_score=None)
+    envs = [nos_env.env(game=game, backend=b, num_players=2 if game != "fours" else 4, **single_hand(game))
             for b in BACKENDS]
     for e in envs:
         e.reset(seed=21)
@@ -275,3 +280,60 @@ def test_reference_game_from_a_seed_is_the_environment_game():
     g = FamilyGame(e.rules, seed=77)
     assert e.agent_selection == f"player_{g.to_move}"
     np.testing.assert_array_equal(e.observe("player_1")["observation"], g.observe(1))
+
+
+# ----------------------------------------------------------------- what each viewer sees
+@pytest.mark.parametrize("game", ["draw", "blind"])
+def test_rendering_shows_one_viewers_tiles(game):
+    e = raw_env(game, backend="reference", render_mode="ansi", num_players=3)
+    e.reset(seed=8)
+    g = e.game_state
+    hands = g.rows if game == "blind" else [sorted(h) for h in g.hand.hands]
+    ts = g.rules.tiles if game == "blind" else g.hand.layout.ts
+    text = lambda t: "{}-{}".format(*ts.tiles[t])  # noqa: E731
+    seat_lines = {s: next(line for line in e.render().splitlines() if line.startswith(f"  seat {s}:"))
+                  for s in range(3)}
+    for s in range(3):
+        shown = all(text(t) in seat_lines[s] for t in hands[s])
+        # seat 0 sees its own hand, except in Blind where nobody sees his own row (BD3)
+        assert shown == (s == 0 and game != "blind"), (s, seat_lines[s])
+    e.render_viewer = "omniscient"
+    lines = e.render().splitlines()
+    for s in range(3):
+        line = next(x for x in lines if x.startswith(f"  seat {s}:"))
+        assert all(text(t) in line for t in hands[s])
+
+
+def test_pictures_hide_other_hands_and_are_deterministic():
+    from nos_env.draw.base import TILE_BACK
+    from PIL import ImageColor
+
+    back = np.array(ImageColor.getrgb(TILE_BACK), np.uint8)
+    pictures = {}
+    for viewer in (0, 1, "omniscient"):
+        e = raw_env("all_fives", backend="reference", render_mode="rgb_array", render_viewer=viewer)
+        e.reset(seed=2)
+        pictures[viewer] = e.render()
+        assert pictures[viewer].shape == (800, 1280, 3) and pictures[viewer].dtype == np.uint8
+    backs = {v: int(np.all(p == back, axis=-1).sum()) for v, p in pictures.items()}
+    # face-down tiles: three hands and the boneyard for a seat, the omniscient view has none
+    assert backs["omniscient"] == 0 and backs[0] > 0 and backs[1] > 0
+    assert not np.array_equal(pictures[0], pictures[1])
+    again = raw_env("all_fives", backend="fast", render_mode="rgb_array", render_viewer=0)
+    again.reset(seed=2)
+    np.testing.assert_array_equal(again.render(), pictures[0])  # same game on either engine, same pixels
+
+
+def test_the_family_pictures_in_the_docs_are_what_the_code_draws():
+    """docs/family.md shows docs/pictures/family_*.png: redraw with `python docs/make_pictures.py`."""
+    import importlib.util
+
+    from conftest import ROOT
+    from nos_env.draw.base import png_bytes
+
+    spec = importlib.util.spec_from_file_location("make_pictures", ROOT / "docs" / "make_pictures.py")
+    make_pictures = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(make_pictures)
+    for name, args in make_pictures.FAMILY_PICTURES.items():
+        fresh = png_bytes(make_pictures.palette_picture(make_pictures.family_picture(*args)))
+        assert (ROOT / "docs" / "pictures" / name).read_bytes() == fresh, "run python docs/make_pictures.py"

@@ -21,7 +21,7 @@ NOS_FILES = ["nos_3p", "nos_4p", "nos_4p_session", "nos_5p_auto_forced"]
 FAMILY_FILES = [name for name, _, _ in family_specs()]
 FILES = NOS_FILES + FAMILY_FILES
 #: The family files are recorded on the reference engine and replayed here on every backend.
-FAMILY_BACKENDS = ["reference"]  # "fast" joins once FamilyTables (h-fast) is merged
+FAMILY_BACKENDS = ["reference", "fast"]
 
 
 def test_the_pinned_files_are_all_there():

@@ -119,12 +119,13 @@ def _panels(scene: Scene, view) -> None:
         colour = COLOURS[s % len(COLOURS)]
         moving = s == view.to_move and not view.done
         scene.rect(PANELS_X0, y0, PANELS_X1, y1, fill=PAPER, outline=colour, width=4 if moving else 2)
-        marks = [f"seat {s}", f"score {view.scores[s]}", f"{len(view.hands[s])} tiles"]
+        scene.text(PANELS_X0 + 8, y0 + 6, f"seat {s}  score {view.scores[s]}", 2, colour)
+        marks = [f"{len(view.hands[s])} tile{'s' if len(view.hands[s]) != 1 else ''}"]
         if view.teams:
             marks.append(f"team {'AB'[s % 2]}")
         if moving:
             marks.append("to move")
-        scene.text(PANELS_X0 + 8, y0 + 6, fit_text("  ".join(marks), PANELS_X1 - PANELS_X0 - 16, 2), 2, colour)
+        scene.text(PANELS_X1 - 8 - text_width(", ".join(marks), 1), y0 + 12, ", ".join(marks), 1, INK)
         held = len(view.hands[s])
         u = 16 if held <= 9 and height >= 90 else 12 if held <= 14 else 8
         x, y = PANELS_X0 + 8, y0 + 30 + u

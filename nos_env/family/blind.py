@@ -20,8 +20,36 @@ The random stream (``nos_env.rng.SplitMix64``, created by ``reset(seed)``; a pla
 Nothing else draws from the stream. With ``skip_decisionless`` a deal played out without
 a decision is followed at once by steps 1-2 again on the same stream.
 
-Actions and the observation are in ``blind_encoding.py`` (its docstring has the tables).
-Results (BD8): the winner scores 1, the others 0; ``step`` returns each seat's points.
+Actions: the family space of ``3N + 2`` ids; a decision is PLAY(turned tile, L0 or L1)
+(``t*2 + arm``) or, with ``optional_play``, DECLINE (the PASS id ``3N + 1``); SET and DRAW
+are never legal. Results (BD8): the winner scores 1, the others 0; ``step`` returns each
+seat's points.
+
+What a seat may know (BD3), and so all its observation holds (``blind_encoding.py`` has the
+layout with shapes and the compact form; seat offsets relative to the observer):
+
+=================== ===================================================================
+slices              meaning
+=================== ===================================================================
+num_players, phase  player count; play (first tile of the turn) or continuing (has played)
+turned_up           the tile just turned up, which the decision is about
+on_table, placer,   the line: its tiles, who placed each, its arm (or the set),
+tile_arm, set_tile  the set tile
+arm_*               each end: exists, open number, tiles on it, fits the turned-up tile,
+                    ends in a double
+seat_present,       seats; whose turn; each row's length; how many of its tiles were
+seat_to_move,       never turned up
+seat_hand_size,
+seat_unseen
+row_seen, row_place every tile seen and still in a row: whose row, its place (1 = front)
+unseen, set_aside   the tiles never turned up (as a set: in some row or set aside); how
+                    many are set aside
+seat_score, target  scores (1 for the winner once over); target always 0
+=================== ===================================================================
+
+Nothing about a tile that was never turned up is in it, its owner's own row included (the
+same for every seat): ``tests/test_blind_rules.py`` shuffles the unseen tiles and checks
+every seat's observation is unchanged.
 """
 
 from __future__ import annotations
@@ -93,6 +121,11 @@ class BlindRules:
 
 def player_counts(game: str = GAME) -> tuple[int, ...]:
     return PLAYER_COUNTS
+
+
+def default_players(game: str = GAME) -> int:
+    """4, as every family game (the page names no default)."""
+    return DEFAULT_PLAYERS
 
 
 def options_table(game: str = GAME) -> dict:
@@ -407,6 +440,57 @@ class BlindGame:
         for a in record["actions"]:
             game.step(a)
         return game
+
+    # --------------------------------------------- hidden tiles (search: determinizations)
+    def hidden_tiles(self) -> list[int]:
+        """The tiles never turned up, in slot order: each seat's unseen row tiles in the order
+        dealt (an unseen tile has never moved), then the set-aside tiles. As a set this is
+        public (the observation's ``unseen``); the order is what nobody knows."""
+        rows = [t for row in self.dealt for t in row if not self.seen[t] and self.placer[t] < 0]
+        return rows + list(self.aside)
+
+    def with_hidden(self, tiles) -> "BlindGame":
+        """The same game with ``tiles`` in the hidden slots (``hidden_tiles``' order), rebuilt
+        from the deal and the decisions. Refused (ValueError) if ``tiles`` is not an order of
+        the hidden tiles, or if that deal would have played differently (BD7: a deal whose
+        rows held no fitting tile at some point would have ended blocked there)."""
+        hidden = self.hidden_tiles()
+        tiles = [tile_index(t, self.rules) for t in tiles]
+        if sorted(tiles) != sorted(hidden):
+            raise ValueError(f"tiles must be an order of the {len(hidden)} hidden tiles "
+                             f"{sorted(hidden)}, got {tiles!r}")
+        place = dict(zip(hidden, tiles))
+        rows = [[place.get(t, t) for t in row] for row in self.dealt]
+        aside = tiles[len(hidden) - len(self.aside):]
+        other = BlindGame.from_deal(self.rules, rows, aside, setter=self.starter,
+                                    scores=[a - b for a, b in zip(self.scores, self._points_so_far())])
+        try:
+            for a in self.actions:
+                other.step(a)
+        except ValueError:
+            other = None
+        if other is None or other.events != self.events:
+            raise ValueError("that order of the hidden tiles does not fit what everyone saw (BD7: the game would "
+                             "have ended blocked, or played differently)")
+        other.seed, other.stream_state = self.seed, self.stream_state
+        return other
+
+    def sample_hidden(self, rnd, tries: int = 1000) -> "BlindGame":
+        """A uniformly random determinization consistent with what everyone saw (rejection
+        sampling over ``with_hidden``); ``rnd`` is a ``random.Random``."""
+        hidden = self.hidden_tiles()
+        for _ in range(tries):
+            order = list(hidden)
+            rnd.shuffle(order)
+            try:
+                return self.with_hidden(order)
+            except ValueError:
+                continue
+        raise RuntimeError(f"no consistent order of the hidden tiles found in {tries} tries")
+
+    def _points_so_far(self) -> list[int]:
+        """What this game has added to the scores (1 for a winner once over)."""
+        return [int(self.done and s == self.winner) for s in range(self.rules.num_players)]
 
     def describe_events(self) -> list[str]:
         """The game so far as text (turned-up tiles, plays, the end)."""

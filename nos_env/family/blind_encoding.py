@@ -59,6 +59,7 @@ gives the float form value for value.
 from __future__ import annotations
 
 from collections import OrderedDict
+from functools import cache
 
 import numpy as np
 
@@ -86,11 +87,11 @@ def set_index(t: int, *, rules) -> int:
     return 2 * rules.num_tiles + int(t)
 
 
-def draw_index(*, rules) -> int:
+def draw_index(rules) -> int:
     return 3 * rules.num_tiles
 
 
-def pass_index(*, rules) -> int:
+def pass_index(rules) -> int:
     """The PASS id; in Blind it is DECLINE (BD5, ``optional_play``)."""
     return 3 * rules.num_tiles + 1
 
@@ -148,8 +149,13 @@ def parse(text: str, rules) -> int:
 
 # -------------------------------------------------------------- observation
 def observation_layout(rules) -> "OrderedDict[str, tuple[int, int, tuple[int, ...]]]":
-    """name -> (start, stop, shape) in the float32 observation."""
-    n_t, m, s = rules.num_tiles, rules.max_pip, MAX_SEATS
+    """name -> (start, stop, shape) in the float32 observation (a new dict each call)."""
+    return OrderedDict(_layout(rules.num_tiles, rules.max_pip))
+
+
+@cache
+def _layout(n_t: int, m: int) -> "OrderedDict[str, tuple[int, int, tuple[int, ...]]]":
+    s = MAX_SEATS
     fields = [
         ("num_players", (len(PLAYER_COUNTS),)),
         ("phase", (4,)),
@@ -184,12 +190,17 @@ def observation_layout(rules) -> "OrderedDict[str, tuple[int, int, tuple[int, ..
 
 
 def float_size(rules) -> int:
-    return next(reversed(observation_layout(rules).values()))[1]
+    return next(reversed(_layout(rules.num_tiles, rules.max_pip).values()))[1]
 
 
 def compact_tail_at(rules) -> int:
     """Where the int32 tail starts in a compact row (the float size rounded up to 4)."""
     return -(-float_size(rules) // 4) * 4
+
+
+#: the name nos_env.family.encoding gives it
+compact_scores_at = compact_tail_at
+SCORE_FIELDS = TAIL_FIELDS
 
 
 def compact_size(rules) -> int:
@@ -203,13 +214,13 @@ def check_observation_dtype(dtype: object) -> str:
     return name
 
 
-def observation_size(rules, dtype: object) -> int:
+def observation_size(rules, dtype: object = "float32") -> int:
     return compact_size(rules) if check_observation_dtype(dtype) == "uint8" else float_size(rules)
 
 
 def tail_slots(rules) -> np.ndarray:
     """The float slots of the tail fields, in tail order."""
-    layout = observation_layout(rules)
+    layout = _layout(rules.num_tiles, rules.max_pip)
     return np.concatenate([np.arange(*layout[f][:2]) for f in TAIL_FIELDS])
 
 
@@ -222,12 +233,12 @@ def encode(game, seat: int, dtype: object = "float32", score_scale: float = 100.
     rules = game.rules
     dtype = check_observation_dtype(dtype)
     n, n_t = rules.num_players, rules.num_tiles
-    layout = observation_layout(rules)
+    layout = _layout(n_t, rules.max_pip)
     obs = np.zeros(float_size(rules), np.float32)
 
     def put(name, index, value=1):
         start, _, shape = layout[name]
-        flat = np.ravel_multi_index(index, shape) if isinstance(index, tuple) else index
+        flat = index[0] * shape[1] + index[1] if isinstance(index, tuple) else index
         obs[start + flat] = value
 
     def rel(s):
@@ -285,6 +296,11 @@ def encode(game, seat: int, dtype: object = "float32", score_scale: float = 100.
         tail[rel(s)] = game.scores[s]
     compact[at:] = tail.view(np.uint8)
     return compact
+
+
+def compact_scores(compact: np.ndarray, rules) -> np.ndarray:
+    """The tail of compact observations as int32 [..., 6]: seat_score by offset, then target."""
+    return np.ascontiguousarray(compact[..., compact_tail_at(rules):]).view("<i4")
 
 
 def decode_compact(compact: np.ndarray, rules, score_scale: float = 100.0) -> np.ndarray:
