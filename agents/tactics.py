@@ -566,3 +566,26 @@ def _prove_closing(obs_row: np.ndarray, exempt: int, tile: int, arm: int, out: i
         if layout.placements(tl):
             return False
     return True
+
+
+# ------------------------------------------------------------ numba kernel
+def kernel_params(immediate_min_value: int = IMMEDIATE_MIN_VALUE, general_close_proof: bool = True) -> tuple:
+    """Tactics' weights and tables as the tuple the compiled Tactics takes (``FastTables.tactics_*``,
+    ``nos_env.fast_engine.tactics_rows``; its layout: ``FastTables.TACTICS_PARAMS``). The kernel
+    is this module written again over one observation row; ``tests/test_tactics_kernel.py``
+    checks identical scores and choices on recorded positions."""
+    from nos_env.fast_engine import FastTables
+
+    values = {"IMMEDIATE_MIN_VALUE": float(immediate_min_value), "GENERAL_CLOSE_PROOF": float(general_close_proof)}
+    weights = np.array([values[w] if w in values else float(globals()["W_" + w]) for w in FastTables.TACTICS_WEIGHTS])
+    tables = {"weights": weights, "FIT": FIT, "COMP": COMP, "ACC": ACC, "OPEN": OPEN,
+              "BLANK_BITS": np.int64(BLANK_BITS)}
+    tables.update({name: globals()[name] for name in FastTables.TACTICS_PARAMS if name.startswith("ANN_")})
+    params = []
+    for name in FastTables.TACTICS_PARAMS:
+        value = tables[name]
+        if isinstance(value, np.ndarray):
+            value = np.ascontiguousarray(value, np.bool_ if value.dtype == bool else
+                                         (np.float64 if value.dtype.kind == "f" else np.int64))
+        params.append(value)
+    return tuple(params)
