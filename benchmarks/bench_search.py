@@ -1,6 +1,11 @@
 """SearchAgent against three GreedyAgents: chips per hand and decisions per second.
 
-    python benchmarks/bench_search.py [--hands 2000] [--players 4] [--rollouts 64]
+    python benchmarks/bench_search.py [--hands 2000] [--players 4] [--rollouts 64] [--compare]
+
+With ``--compare`` the same hands are played twice in one run, by the Search with the compiled
+Tactics (the default) and by the Search with the Python Tactics (``compiled=False``, the
+agent before), and the ratio of their speeds is printed: figures from one run on a shared
+machine compare; figures from two runs do not.
 
 One-hand episodes on the vector env. At each table one seat is the search
 agent, rotating by one seat every hand (table b, hand h: seat (b + h) % n),
@@ -27,10 +32,11 @@ from agents.greedy import GreedyAgent  # noqa: E402
 from agents.search import SearchAgent  # noqa: E402
 
 
-def run(hands: int, players: int = 4, rollouts: int = 64, num_envs: int = 16, seed: int = 1) -> dict:
+def run(hands: int, players: int = 4, rollouts: int = 64, num_envs: int = 16, seed: int = 1,
+        compiled: bool = True) -> dict:
     venv = nos_env.vector_env(num_envs=num_envs, num_players=players, seed=seed)
     obs, masks, current = venv.reset()
-    search = SearchAgent(seed=seed, rollouts=rollouts)
+    search = SearchAgent(seed=seed, rollouts=rollouts, compiled=compiled)
     greedy = GreedyAgent(seed=seed + 1)
     episode = np.zeros(num_envs, np.int64)
     chips = np.zeros((num_envs, players))
@@ -64,11 +70,19 @@ def main() -> None:
     parser.add_argument("--rollouts", type=int, default=64)
     parser.add_argument("--envs", type=int, default=16)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--compare", action="store_true",
+                        help="also play the same hands with the Python Tactics (compiled=False) and compare speeds")
     args = parser.parse_args()
-    r = run(args.hands, args.players, args.rollouts, args.envs, args.seed)
-    print(f"{args.players} players, rollouts={args.rollouts}: search {r['mean']:+.2f} +- {r['se']:.2f} chips/hand "
-          f"over {r['hands']} hands vs greedy; {r['decisions_per_second']:.0f} searched decisions/s "
-          f"({r['searched_decisions']} decisions)")
+    run(8, args.players, args.rollouts, args.envs, args.seed)  # compile (or load) the kernels first
+    results = {}
+    for compiled in ((True, False) if args.compare else (True,)):
+        r = results[compiled] = run(args.hands, args.players, args.rollouts, args.envs, args.seed, compiled)
+        print(f"{args.players} players, rollouts={args.rollouts}, {'compiled' if compiled else 'Python'} Tactics: "
+              f"search {r['mean']:+.2f} +- {r['se']:.2f} chips/hand over {r['hands']} hands vs greedy; "
+              f"{r['decisions_per_second']:.0f} searched decisions/s ({r['searched_decisions']} decisions)", flush=True)
+    if args.compare:
+        print(f"speed-up (compiled / Python, same run): "
+              f"{results[True]['decisions_per_second'] / results[False]['decisions_per_second']:.1f}x")
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ from .threads import PARALLEL_FROM, ThreadChoice, resolve
 from .tiles import ALL_TILES, TILE_INDEX
 
 ARRAYS = SCHEMA.array_names  # ("T", "S", "A", "L", "BONE", "R", "MASK", "LEGAL", "H", "PEN")
-__all__ = ["ARRAYS", "PARALLEL_FROM", "EpisodeStats", "FastTables", "tactics_rows"]
+__all__ = ["ARRAYS", "PARALLEL_FROM", "EpisodeStats", "FastTables", "accepted_after_plays", "tactics_rows"]
 
 
 class FastTables:
@@ -657,6 +657,25 @@ def _tactics_noise(noise, rows: int, scale: float):
     if not (isinstance(scale, (int, float)) and 0 <= scale <= 1e-3):
         raise ValueError(f"noise_scale must be a number 0..1e-3 (a tie-break), got {scale!r}")
     return noise, float(scale)
+
+
+def accepted_after_plays(obs: np.ndarray, actions: np.ndarray) -> np.ndarray:
+    """For each observation row (float32 [R, OBSERVATION_SIZE]) and a play action of it (int [R]:
+    PLAY0..PASS-1, either closing variant), the tiles some arm accepts after the play (locks
+    included), as tile sets int64 [R], read from the observation alone: the same as
+    :meth:`FastTables.accepted_after` on the table, unless the play ends the hand."""
+    from .encoding import OBSERVATION_SIZE, PASS, PLAY0
+
+    obs = np.ascontiguousarray(obs)
+    actions = np.asarray(actions)
+    if obs.dtype != np.float32 or obs.ndim != 2 or obs.shape[1] != OBSERVATION_SIZE:
+        raise ValueError(f"obs must be float32 [R, {OBSERVATION_SIZE}], got {obs.dtype} {obs.shape}")
+    if not np.issubdtype(actions.dtype, np.integer) or actions.shape != (obs.shape[0],) \
+            or ((actions < PLAY0) | (actions >= PASS)).any():
+        raise ValueError(f"actions must be play action indices {PLAY0}..{PASS - 1}, one per row, got {actions!r}")
+    out = np.empty(obs.shape[0], np.int64)
+    KT.accepted_after_rows(obs, actions.astype(np.int64), out)
+    return out
 
 
 def tactics_rows(obs: np.ndarray, masks: np.ndarray, params: tuple, noise=None, noise_scale: float = 1e-6,

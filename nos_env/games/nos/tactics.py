@@ -74,6 +74,7 @@ PH_SET, PH_ANNOUNCE, PH_DECLARE, PH_IMMEDIATE, PH_PLAY = (PHASES.index(p) for p 
                                                          ("set", "announce", "declare", "immediate", "play"))
 N_MATCHING, N_CROSS, N_BLANK = 0, 1, 5
 NA = OBSERVATION_LAYOUT["announcement"][2][0]
+WORK = 49  # _act_play's work space: 6 values per arm, 5 per seat offset
 
 # Per action and per tile, as agents/features.py and agents/tactics.py have them.
 _plays = np.arange(PLAY0, PASS)
@@ -198,11 +199,10 @@ def announcement_scores(P, hand, s, n, out):
 
 # -------------------------------------------------------------- decisions
 @njit(**ALLOC)
-def _act_set(P, obs, mask, noise, b, scale, scores):
+def _act_set(P, obs, mask, noise, b, scale, scores, ann):
     w = P[0]
     hand = _bits(obs, O_HAND)
     n = _argmax(obs, O_NP, 3) + 3
-    ann = np.empty(NA, np.float64)
     best_a = -1
     top = -np.inf
     for t in range(NUM_TILES):
@@ -224,11 +224,10 @@ def _act_set(P, obs, mask, noise, b, scale, scores):
 
 
 @njit(**ALLOC)
-def _act_announce(P, obs, mask, noise, b, scale, scores):
+def _act_announce(P, obs, mask, noise, b, scale, scores, ann):
     hand = _bits(obs, O_HAND)
     n = _argmax(obs, O_NP, 3) + 3
     s = _argmax(obs, O_SET_TILE, NUM_TILES)
-    ann = np.empty(NA, np.float64)
     announcement_scores(P, hand, s, n, ann)
     best_a = 0
     top = -np.inf
@@ -266,10 +265,10 @@ def _act_immediate(P, obs, mask, noise, b, scale, scores):
 
 
 @njit(**ALLOC)
-def _prove_closing(P, obs, layout, exempt, tile, arm, out):
-    """agents.tactics._prove_closing: after the play no tile off the layout (other than ones
-    provably among the boneyard's last two) has a legal placement. The layout is the
-    observation's (announcement, each arm's count and open end: all the rules read)."""
+def accepted_after(obs, arm, out):
+    """The tiles some arm accepts (locks included) after a play on ``arm`` with outward number
+    ``out``, from the observation alone: the announcement and each arm's count and open end
+    are all that the rules read (``kernels._accepted_anywhere``)."""
     T1 = np.zeros((1, NUM_T), np.int32)
     A1 = np.zeros((1, MAX_ARMS, NUM_A), np.int32)
     T1[0, T_ANN] = _argmax(obs, O_ANN, NA)
@@ -278,12 +277,27 @@ def _prove_closing(P, obs, layout, exempt, tile, arm, out):
         A1[0, x, A_OPEN] = _argmax(obs, O_OPEN + 7 * x, 7)
     A1[0, arm, A_COUNT] += 1
     A1[0, arm, A_OPEN] = out
-    off = ALL_TILES_MASK & ~(layout | TILE_BIT[tile]) & ~exempt
-    return (RK._accepted_anywhere(T1, A1, 0) & off) == 0
+    return RK._accepted_anywhere(T1, A1, 0)
 
 
 @njit(**ALLOC)
-def _act_play(P, obs, mask, noise, b, scale, scores):
+def accepted_after_rows(obs, actions, out):
+    """accepted_after for each observation row and legal play action (either closing variant)."""
+    for i in range(obs.shape[0]):
+        a = actions[i]
+        out[i] = accepted_after(obs[i], ACT_ARM[a], TILE_NUM[ACT_TILE[a], ACT_SIDE[a]])
+
+
+@njit(**ALLOC)
+def _prove_closing(P, obs, layout, exempt, tile, arm, out):
+    """agents.tactics._prove_closing: after the play no tile off the layout (other than ones
+    provably among the boneyard's last two) has a legal placement."""
+    off = ALL_TILES_MASK & ~(layout | TILE_BIT[tile]) & ~exempt
+    return (accepted_after(obs, arm, out) & off) == 0
+
+
+@njit(**ALLOC)
+def _act_play(P, obs, mask, noise, b, scale, scores, wk):
     w = P[0]
     FIT, COMP, ACC, ANN_GAME = P[1], P[2], P[3], P[4]
     ANN_LATER_MAT, ANN_COMPULSORY, ANN_KIND, BLANK_BITS = P[12], P[13], P[14], P[17]
@@ -294,27 +308,22 @@ def _act_play(P, obs, mask, noise, b, scale, scores):
     unseen = ALL_TILES_MASK & ~hand & ~layout
     tri = 1 if obs[O_KIND + 2] > 0.5 else 0
     ann = _argmax(obs, O_ANN, NA)
-    exists = np.zeros(MAX_ARMS, np.bool_)
-    opens = np.zeros(MAX_ARMS, np.int64)
-    rule_mat = np.zeros(MAX_ARMS, np.int64)
-    needs = np.zeros(MAX_ARMS, np.int64)
-    count = np.zeros(MAX_ARMS, np.int64)
-    acc = np.zeros(MAX_ARMS, np.int64)
+    # Work space (no allocation per decision): per arm, then per seat offset.
+    for i in range(WORK):
+        wk[i] = 0
+    exists, opens, rule_mat = wk[0:4], wk[4:8], wk[8:12]
+    needs, count, acc = wk[12:16], wk[16:20], wk[20:24]
+    alive, sizes, passed, drew, face_up = wk[24:29], wk[29:34], wk[34:39], wk[39:44], wk[44:49]
     any_mat = False
     for x in range(MAX_ARMS):
-        exists[x] = obs[O_EXISTS + x] > 0.5
+        exists[x] = 1 if obs[O_EXISTS + x] > 0.5 else 0
         opens[x] = _argmax(obs, O_OPEN + 7 * x, 7)
-        rule_mat[x] = 1 if (obs[O_RULE + 2 * x + 1] > 0.5 and exists[x]) else 0
+        rule_mat[x] = 1 if (obs[O_RULE + 2 * x + 1] > 0.5 and exists[x] == 1) else 0
         any_mat = any_mat or rule_mat[x] == 1
         needs[x] = _argmax(obs, O_NEEDS + N_NEEDS * x, N_NEEDS)
         count[x] = _rint(obs[O_COUNT + x])
-        if exists[x] and not obs[O_LOCKED + x] > 0.5:
+        if exists[x] == 1 and not obs[O_LOCKED + x] > 0.5:
             acc[x] = ACC[needs[x], rule_mat[x], opens[x], tri] & ~layout
-    alive = np.zeros(MAX_SEATS, np.bool_)
-    sizes = np.zeros(MAX_SEATS, np.int64)
-    passed = np.zeros(MAX_SEATS, np.int64)
-    drew = np.zeros(MAX_SEATS, np.int64)
-    face_up = np.zeros(MAX_SEATS, np.int64)
     others_in = 0
     nxt = 0
     for r in range(MAX_SEATS):
@@ -325,7 +334,7 @@ def _act_play(P, obs, mask, noise, b, scale, scores):
             if obs[O_FACE + 7 * r + d] > 0.5:
                 face_up[r] += TILE_BIT[DBL_OF[d]]
         if r > 0 and obs[O_PRESENT + r] > 0.5 and not obs[O_OUT + r] > 0.5:
-            alive[r] = True
+            alive[r] = 1
             others_in += 1
             if nxt == 0:
                 nxt = r
@@ -333,7 +342,7 @@ def _act_play(P, obs, mask, noise, b, scale, scores):
     drawable = obs[O_DRAWABLE] > 0.5
     in_all = ALL_TILES_MASK
     for r in range(1, MAX_SEATS):
-        if alive[r]:
+        if alive[r] == 1:
             in_all &= passed[r]
     exempt = 0 if drawable else in_all & unseen
     later = ANN_LATER_MAT[ann]
@@ -342,7 +351,7 @@ def _act_play(P, obs, mask, noise, b, scale, scores):
     game = ANN_GAME[ann]
     waiting = 0
     for x in range(MAX_ARMS):
-        if (needs[x] == N_CROSS or needs[x] == N_BLANK) and exists[x]:
+        if (needs[x] == N_CROSS or needs[x] == N_BLANK) and exists[x] == 1:
             waiting += 1
     d21 = hs == 1 and others_in == 1
     # ---- every legal play (close=0 variant), in action order
@@ -386,7 +395,7 @@ def _act_play(P, obs, mask, noise, b, scale, scores):
         score += w[W_DOUBLE] * (1.0 if IS_DBL[tile] else 0.0)
         score -= w[W_MAT_KEEP] * max(hs - 1, 0) * (1.0 if (IS_MAT[tile] and mat_game) else 0.0)
         for r in range(1, MAX_SEATS):
-            if not alive[r]:
+            if alive[r] == 0:
                 continue
             pool = unseen & ~passed[r]
             fit = post & pool
@@ -416,7 +425,7 @@ def _act_play(P, obs, mask, noise, b, scale, scores):
 
 
 @njit(**ALLOC)
-def decide(P, obs, mask, noise, b, scale, scores):
+def decide(P, obs, mask, noise, b, scale, scores, wk, ann):
     """Tactics' action for one observation row and its mask (int8 [557]). ``scores`` [557] gets
     each considered action's score without noise (-inf elsewhere; a proved closing: its play's
     score plus 1e6); rows with one legal action (or none) are answered at once."""
@@ -433,21 +442,23 @@ def decide(P, obs, mask, noise, b, scale, scores):
         return first
     phase = _argmax(obs, O_PHASE, len(PHASES))
     if phase == PH_SET:
-        return _act_set(P, obs, mask, noise, b, scale, scores)
+        return _act_set(P, obs, mask, noise, b, scale, scores, ann)
     if phase == PH_ANNOUNCE:
-        return _act_announce(P, obs, mask, noise, b, scale, scores)
+        return _act_announce(P, obs, mask, noise, b, scale, scores, ann)
     if phase == PH_DECLARE:
         return DECLARE if mask[DECLARE] else first
     if phase == PH_IMMEDIATE:
         return _act_immediate(P, obs, mask, noise, b, scale, scores)
-    return _act_play(P, obs, mask, noise, b, scale, scores)
+    return _act_play(P, obs, mask, noise, b, scale, scores, wk)
 
 
 @njit(**ALLOC)
 def decide_rows(P, obs, masks, noise, scale, out, scores):
     """decide() for each row of observations obs [R, OBSERVATION_SIZE] float32 and masks [R, 557]."""
+    wk = np.zeros(WORK, np.int64)
+    ann = np.empty(NA, np.float64)
     for i in range(obs.shape[0]):
-        out[i] = decide(P, obs[i], masks[i], noise, i, scale, scores[i])
+        out[i] = decide(P, obs[i], masks[i], noise, i, scale, scores[i], wk, ann)
 
 
 # ------------------------------------------------------------------- tables
@@ -456,6 +467,8 @@ def tactics_tables(T, S, A, L, MASK, n, rows, P, noise, scale, out):
     """Tactics' action for the seat to move at each of ``rows`` (observed here, float32)."""
     obs = np.zeros(OBSERVATION_SIZE, np.float32)
     scores = np.empty(NUM_ACTIONS, np.float64)
+    wk = np.zeros(WORK, np.int64)
+    ann = np.empty(NA, np.float64)
     for i in range(rows.shape[0]):
         b = rows[i]
         seat = T[b, T_TO_MOVE]
@@ -463,7 +476,7 @@ def tactics_tables(T, S, A, L, MASK, n, rows, P, noise, scale, out):
             out[i] = -1
             continue
         encode(T, S, A, L, b, n, seat, obs, 1.0)
-        out[i] = decide(P, obs, MASK[b], noise, b, scale, scores)
+        out[i] = decide(P, obs, MASK[b], noise, b, scale, scores, wk, ann)
 
 
 @njit(**ALLOC)
@@ -473,6 +486,8 @@ def tactics_playout(T, S, A, L, BONE, R, MASK, LEGAL, n, auto, P, noise, scale, 
     Returns the number of decisions taken, or -1 - b if table b needed more than ``max_steps``."""
     obs = np.zeros(OBSERVATION_SIZE, np.float32)
     scores = np.empty(NUM_ACTIONS, np.float64)
+    wk = np.zeros(WORK, np.int64)
+    ann = np.empty(NA, np.float64)
     steps = 0
     for b in range(T.shape[0]):
         k = 0
@@ -481,7 +496,7 @@ def tactics_playout(T, S, A, L, BONE, R, MASK, LEGAL, n, auto, P, noise, scale, 
                 return -1 - b
             seat = T[b, T_TO_MOVE]
             encode(T, S, A, L, b, n, seat, obs, 1.0)
-            a = decide(P, obs, MASK[b], noise, b, scale, scores)
+            a = decide(P, obs, MASK[b], noise, b, scale, scores, wk, ann)
             apply_action(T, S, A, L, BONE, b, n, a)
             settle(T, S, A, L, BONE, R, MASK, LEGAL, b, n, auto)
             k += 1
