@@ -116,6 +116,7 @@ class SearchAgent(Agent):
         prior: str | None = "tactics",
         margin: float = 2.0,
         compiled: bool = True,
+        opening_rollouts: int | None = None,
     ):
         super().__init__(seed)
         #: Tactics (rollouts and prior) compiled (FastTables.tactics_playout, fast_engine.tactics_rows)
@@ -130,6 +131,11 @@ class SearchAgent(Agent):
         if rollouts < 1 or min_rollouts < 1 or announce_top_k < 1:
             raise ValueError("rollouts, min_rollouts and announce_top_k must be positive")
         self.rollouts = int(rollouts)
+        if opening_rollouts is not None and opening_rollouts < 1:
+            raise ValueError(f"opening_rollouts must be positive or None, got {opening_rollouts!r}")
+        #: the budget of a set or announcement decision (once a hand, and the one that decides the
+        #: game played); None: ``rollouts``
+        self.opening_rollouts = None if opening_rollouts is None else int(opening_rollouts)
         self.min_rollouts = int(min_rollouts)
         self.announce_top_k = int(announce_top_k)
         self.time_limit = time_limit
@@ -193,7 +199,10 @@ class SearchAgent(Agent):
             self.last_search = {"candidates": candidates, "values": np.zeros(1), "rollouts": 0}
             return int(candidates[0])
         C = len(candidates)
-        k = max(self.min_rollouts, self.rollouts // C)
+        budget = self.rollouts
+        if self.opening_rollouts is not None and F.KIND[candidates[0]] in (F.SET, F.ANNOUNCE):
+            budget = self.opening_rollouts
+        k = max(self.min_rollouts, budget // C)
         results = []
         start = time.perf_counter()
         chunk = max(1, self.max_batch // C)  # samples per scratch batch
