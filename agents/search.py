@@ -117,6 +117,7 @@ class SearchAgent(Agent):
         margin: float = 2.0,
         compiled: bool = True,
         opening_rollouts: int | None = None,
+        tie_noise: bool = True,
     ):
         super().__init__(seed)
         #: Tactics (rollouts and prior) compiled (FastTables.tactics_playout, fast_engine.tactics_rows)
@@ -152,12 +153,20 @@ class SearchAgent(Agent):
             from .tactics import kernel_params
 
             self._kernel_params = kernel_params()
+        #: Tactics breaks ties (rollouts, prior) by seeded noise; without it the first best action
+        #: wins, and the compiled and the Python Tactics then play the very same rollouts, so the
+        #: two Searches make the same choices from the same seed (tests/test_search.py)
+        self.tie_noise = bool(tie_noise)
         if rollout == "tactics":
             self.rollout_agent = TacticsAgent(seed=None if seed is None else seed + 104729)
         # The prior policy's choice stands unless the search shows a better one clearly (see search()).
         self.prior = None
         if prior == "tactics":
             self.prior = TacticsAgent(seed=None if seed is None else seed + 15485863)
+        if not self.tie_noise:
+            for agent in (self.rollout_agent, self.prior):
+                if isinstance(agent, TacticsAgent):
+                    agent._noise = np.zeros
         elif prior == "greedy":
             self.prior = GreedyAgent(seed=None if seed is None else seed + 15485863)
         self._scratch: dict = {}
@@ -231,7 +240,7 @@ class SearchAgent(Agent):
 
     def _prior_action(self, obs, mask) -> int:
         if self._kernel_params is not None and isinstance(self.prior, TacticsAgent):
-            noise = self.rng.integers(0, 2**63, 1, dtype=np.int64).astype(np.uint64)
+            noise = self.rng.integers(0, 2**63, 1, dtype=np.int64).astype(np.uint64) if self.tie_noise else None
             return int(tactics_rows(obs[None, :], np.asarray(mask, np.int8)[None, :], self._kernel_params,
                                     noise=noise)[0])
         return int(self.prior.act(obs, mask))
@@ -296,11 +305,13 @@ class SearchAgent(Agent):
         if self.rollout == "tactics" and self._kernel_params is not None:
             # Every seat plays the compiled Tactics to the end of the hand, in one call.
             tables.step(actions, observe=False, autoreset=False)
-            noise = self.rng.integers(0, 2**63, rows, dtype=np.int64).astype(np.uint64)
+            noise = self.rng.integers(0, 2**63, rows, dtype=np.int64).astype(np.uint64) if self.tie_noise else None
             tables.tactics_playout(self._kernel_params, noise)
             return (tables.chips[:, seat] - before).reshape(k, C)
-        noise = self.rng.random((rows, NUM_ACTIONS), dtype=np.float32) * 1e-3  # greedy's tie-break, per rollout
-        score = (self._static[None, :] + noise).astype(np.float32)  # greedy's scores, declare/immediate/play
+        score = None
+        if self.rollout_agent is None:
+            noise = self.rng.random((rows, NUM_ACTIONS), dtype=np.float32) * 1e-3  # greedy's tie-break, per rollout
+            score = (self._static[None, :] + noise).astype(np.float32)  # greedy's scores, declare/immediate/play
         while True:
             _, terminated, _, _, _ = tables.step(actions, observe=False, autoreset=False)
             newly = terminated & ~done

@@ -310,8 +310,12 @@ class TacticsAgent(Agent):
     name = "tactics"
 
     def __init__(self, seed: int | None = 0, immediate_min_value: int = IMMEDIATE_MIN_VALUE,
-                 general_close_proof: bool = True):
+                 general_close_proof: bool = True, compiled: bool = False):
         super().__init__(seed)
+        #: decide with the compiled Tactics (``kernel_params``; the same scores and choices, other
+        #: tie-breaks, ``stats`` and ``scores_out`` not kept) instead of this module's numpy code
+        self.compiled = bool(compiled)
+        self._params = kernel_params(immediate_min_value, general_close_proof) if self.compiled else None
         self.immediate_min_value = int(immediate_min_value)
         self.general_close_proof = bool(general_close_proof)
         self.stats = {"closings_d21": 0, "closings_proved": 0, "proof_checks": 0}
@@ -323,6 +327,11 @@ class TacticsAgent(Agent):
     # ------------------------------------------------------------------ api
     def act_batch(self, obs: np.ndarray, masks: np.ndarray, context: BatchContext | None = None) -> np.ndarray:
         obs = float_observations(obs)
+        if self.compiled:
+            from nos_env.fast_engine import tactics_rows
+
+            noise = self.rng.integers(0, 2**63, len(obs), dtype=np.int64).astype(np.uint64)
+            return tactics_rows(obs, np.asarray(masks, np.int8), self._params, noise=noise)
         masks = np.asarray(masks)
         B = obs.shape[0]
         action = np.full(B, -1, np.int64)

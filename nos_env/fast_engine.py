@@ -628,7 +628,7 @@ class FastTables:
         rows = self.check_rows(rows)
         noise, noise_scale = _tactics_noise(noise, self.num_envs, noise_scale)
         out = np.empty(len(rows), np.int64)
-        KT.tactics_tables(self.T, self.S, self.A, self.L, self.MASK, self.num_players, rows, params, noise,
+        KT.tactics_tables(self.T, self.S, self.A, self.L, self.MASK, self.LEGAL, self.num_players, rows, params, noise,
                           noise_scale, out)
         return out
 

@@ -175,3 +175,16 @@ def test_bad_input_is_refused():
         tables.tactics_playout(PARAMS)
     after = tables.clone_table(0)
     assert all(np.array_equal(before[k], after[k]) for k in before)
+
+
+def test_compiled_agent_chooses_as_the_python_agent_where_the_best_is_clear():
+    obs, masks = recorded_positions(4, num_envs=64, steps=120, seed=11)
+    python = quiet_tactics()
+    python.scores_out = np.full(masks.shape, -np.inf)
+    want = python.act_batch(obs, masks)
+    got = TacticsAgent(seed=3, compiled=True).act_batch(obs, masks)
+    top2 = np.sort(python.scores_out, axis=1)[:, -2:]
+    clear = (masks.sum(axis=1) <= 1) | ~np.isfinite(top2[:, 1]) | (top2[:, 1] - top2[:, 0] > 1e-5)
+    assert clear.sum() > 0.8 * len(obs)
+    np.testing.assert_array_equal(got[clear], want[clear])
+    assert (masks[np.arange(len(got)), got] == 1).all()

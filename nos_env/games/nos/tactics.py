@@ -45,7 +45,7 @@ from ...tiles import (ALL_TILES, ALL_TILES_MASK, DOUBLE_INDEX, DOUBLES_MASK, MAT
 from . import kernels as RK
 from .kernels import apply_action, settle
 from .observe import encode
-from .state import A_COUNT, A_OPEN, NUM_A, NUM_T, P_OVER, T_ANN, T_DONE, T_PHASE, T_TO_MOVE
+from .state import A_COUNT, A_OPEN, NUM_A, NUM_T, P_OVER, T_ANN, T_DONE, T_NLEGAL, T_PHASE, T_TO_MOVE
 
 #: The names of the weights, in the order of ``P[0]`` (agents/tactics.py's W_* without the prefix).
 WEIGHTS = ("CHIP", "SET_PIPS", "OWN", "BLOCK", "NO_PLAY", "CROSS_NUM", "DC_PAIR", "MAT", "TRI_MAT", "FIRST_K",
@@ -243,23 +243,23 @@ def _act_announce(P, obs, mask, noise, b, scale, scores, ann):
 
 
 @njit(**ALLOC)
-def _act_immediate(P, obs, mask, noise, b, scale, scores):
+def _act_immediate(P, obs, legal, nl, noise, b, scale, scores):
     w = P[0]
-    best_a = 0
+    best_a = legal[0]
     top = -np.inf
-    for a in range(NUM_ACTIONS):
+    for i in range(nl):  # legal actions in action order (np.argmax: the first best)
+        a = legal[i]
         sc = -np.inf
-        if mask[a]:
-            if a == DECLINE:
-                sc = 0.0
-            elif PLAY0 <= a < PASS:
-                v = (DVALUE[ACT_TILE[a]] + 0.0) if IS_DBL[ACT_TILE[a]] else 0.0
-                if v >= w[W_IMM_MIN]:
-                    sc = v
-            if sc > -np.inf:
-                scores[a] = sc
+        if a == DECLINE:
+            sc = 0.0
+        elif PLAY0 <= a < PASS:
+            v = (DVALUE[ACT_TILE[a]] + 0.0) if IS_DBL[ACT_TILE[a]] else 0.0
+            if v >= w[W_IMM_MIN]:
+                sc = v
+        if sc > -np.inf:
+            scores[a] = sc
         sc += _noise(noise, b, scale)
-        if a == 0 or sc > top:
+        if sc > top:
             best_a, top = a, sc
     return best_a
 
@@ -297,7 +297,7 @@ def _prove_closing(P, obs, layout, exempt, tile, arm, out):
 
 
 @njit(**ALLOC)
-def _act_play(P, obs, mask, noise, b, scale, scores, wk):
+def _act_play(P, obs, mask, legal, nl, noise, b, scale, scores, wk):
     w = P[0]
     FIT, COMP, ACC, ANN_GAME = P[1], P[2], P[3], P[4]
     ANN_LATER_MAT, ANN_COMPULSORY, ANN_KIND, BLANK_BITS = P[12], P[13], P[14], P[17]
@@ -357,8 +357,9 @@ def _act_play(P, obs, mask, noise, b, scale, scores, wk):
     # ---- every legal play (close=0 variant), in action order
     best_a = -1
     top = -np.inf
-    for a in range(PLAY0, PASS, 2):
-        if not mask[a]:
+    for i in range(nl):  # the legal plays (close=0 variants), in action order
+        a = legal[i]
+        if a < PLAY0 or a >= PASS or (a - PLAY0) & 1:
             continue
         tile, arm = ACT_TILE[a], ACT_ARM[a]
         o = TILE_NUM[tile, ACT_SIDE[a]]
@@ -425,31 +426,26 @@ def _act_play(P, obs, mask, noise, b, scale, scores, wk):
 
 
 @njit(**ALLOC)
-def decide(P, obs, mask, noise, b, scale, scores, wk, ann):
-    """Tactics' action for one observation row and its mask (int8 [557]). ``scores`` [557] gets
-    each considered action's score without noise (-inf elsewhere; a proved closing: its play's
-    score plus 1e6); rows with one legal action (or none) are answered at once."""
-    for a in range(NUM_ACTIONS):
-        scores[a] = -np.inf
-    nlegal = 0
-    first = 0
-    for a in range(NUM_ACTIONS):
-        if mask[a]:
-            if nlegal == 0:
-                first = a
-            nlegal += 1
-    if nlegal <= 1:
-        return first
+def decide(P, obs, mask, legal, nl, noise, b, scale, scores, wk, ann, keep):
+    """Tactics' action for one observation row, its mask (int8 [557]) and its legal actions
+    (``legal[:nl]``, in action order). With ``keep``, ``scores`` [557] gets each considered
+    action's score without noise (-inf elsewhere; a proved closing: its play's score plus 1e6);
+    rows with one legal action (or none) are answered at once."""
+    if keep:
+        for a in range(NUM_ACTIONS):
+            scores[a] = -np.inf
+    if nl <= 1:
+        return legal[0] if nl == 1 else 0
     phase = _argmax(obs, O_PHASE, len(PHASES))
     if phase == PH_SET:
         return _act_set(P, obs, mask, noise, b, scale, scores, ann)
     if phase == PH_ANNOUNCE:
         return _act_announce(P, obs, mask, noise, b, scale, scores, ann)
     if phase == PH_DECLARE:
-        return DECLARE if mask[DECLARE] else first
+        return DECLARE if mask[DECLARE] else legal[0]
     if phase == PH_IMMEDIATE:
-        return _act_immediate(P, obs, mask, noise, b, scale, scores)
-    return _act_play(P, obs, mask, noise, b, scale, scores, wk)
+        return _act_immediate(P, obs, legal, nl, noise, b, scale, scores)
+    return _act_play(P, obs, mask, legal, nl, noise, b, scale, scores, wk)
 
 
 @njit(**ALLOC)
@@ -457,13 +453,19 @@ def decide_rows(P, obs, masks, noise, scale, out, scores):
     """decide() for each row of observations obs [R, OBSERVATION_SIZE] float32 and masks [R, 557]."""
     wk = np.zeros(WORK, np.int64)
     ann = np.empty(NA, np.float64)
+    legal = np.zeros(NUM_ACTIONS, np.int64)
     for i in range(obs.shape[0]):
-        out[i] = decide(P, obs[i], masks[i], noise, i, scale, scores[i], wk, ann)
+        nl = 0
+        for a in range(NUM_ACTIONS):
+            if masks[i, a]:
+                legal[nl] = a
+                nl += 1
+        out[i] = decide(P, obs[i], masks[i], legal, nl, noise, i, scale, scores[i], wk, ann, True)
 
 
 # ------------------------------------------------------------------- tables
 @njit(**ALLOC)
-def tactics_tables(T, S, A, L, MASK, n, rows, P, noise, scale, out):
+def tactics_tables(T, S, A, L, MASK, LEGAL, n, rows, P, noise, scale, out):
     """Tactics' action for the seat to move at each of ``rows`` (observed here, float32)."""
     obs = np.zeros(OBSERVATION_SIZE, np.float32)
     scores = np.empty(NUM_ACTIONS, np.float64)
@@ -476,7 +478,7 @@ def tactics_tables(T, S, A, L, MASK, n, rows, P, noise, scale, out):
             out[i] = -1
             continue
         encode(T, S, A, L, b, n, seat, obs, 1.0)
-        out[i] = decide(P, obs, MASK[b], noise, b, scale, scores, wk, ann)
+        out[i] = decide(P, obs, MASK[b], LEGAL[b], T[b, T_NLEGAL], noise, b, scale, scores, wk, ann, False)
 
 
 @njit(**ALLOC)
@@ -496,7 +498,7 @@ def tactics_playout(T, S, A, L, BONE, R, MASK, LEGAL, n, auto, P, noise, scale, 
                 return -1 - b
             seat = T[b, T_TO_MOVE]
             encode(T, S, A, L, b, n, seat, obs, 1.0)
-            a = decide(P, obs, MASK[b], noise, b, scale, scores, wk, ann)
+            a = decide(P, obs, MASK[b], LEGAL[b], T[b, T_NLEGAL], noise, b, scale, scores, wk, ann, False)
             apply_action(T, S, A, L, BONE, b, n, a)
             settle(T, S, A, L, BONE, R, MASK, LEGAL, b, n, auto)
             k += 1
