@@ -74,7 +74,9 @@ PH_SET, PH_ANNOUNCE, PH_DECLARE, PH_IMMEDIATE, PH_PLAY = (PHASES.index(p) for p 
                                                          ("set", "announce", "declare", "immediate", "play"))
 N_MATCHING, N_CROSS, N_BLANK = 0, 1, 5
 NA = OBSERVATION_LAYOUT["announcement"][2][0]
-WORK = 49  # _act_play's work space: 6 values per arm, 5 per seat offset
+WORK = 59  # _act_play's work space: 6 values per arm, 7 per seat offset
+MEMO = 2 * NUM_TILES + 1  # p_eff = 0, 1/2, ..., 28
+FWORK = max(NA, MAX_SEATS * MEMO)  # float work space: announcement scores, or _act_play's memo
 
 # Per action and per tile, as agents/features.py and agents/tactics.py have them.
 _plays = np.arange(PLAY0, PASS)
@@ -111,8 +113,7 @@ def _bits(obs, start):
     """tiles.mask_from_flags of obs[start:start+28]."""
     m = 0
     for t in range(NUM_TILES):
-        if obs[start + t] > 0.5:
-            m |= np.int64(1) << t
+        m |= np.int64(obs[start + t] > 0.5) << t  # (no branch: the loop vectorises)
     return m
 
 
@@ -209,7 +210,7 @@ def _act_set(P, obs, mask, noise, b, scale, scores, ann):
         sc = -np.inf
         if mask[t]:
             announcement_scores(P, hand & ~TILE_BIT[t], t, n, ann)
-            sc = ann.max()
+            sc = ann[:NA].max()
             sc += w[W_CHIP] * DVALUE[t] * (n - 1) + w[W_SET_PIPS] * COUNT[t]
             scores[t] = sc
         sc += _noise(noise, b, scale)
@@ -242,7 +243,7 @@ def _act_announce(P, obs, mask, noise, b, scale, scores, ann):
     return ANNOUNCE0 + best_a
 
 
-@njit(**ALLOC)
+@njit(**ALLOC, inline="always")
 def _act_immediate(P, obs, legal, nl, noise, b, scale, scores):
     w = P[0]
     best_a = legal[0]
@@ -296,8 +297,8 @@ def _prove_closing(P, obs, layout, exempt, tile, arm, out):
     return (accepted_after(obs, arm, out) & off) == 0
 
 
-@njit(**ALLOC)
-def _act_play(P, obs, mask, legal, nl, noise, b, scale, scores, wk):
+@njit(**ALLOC, inline="always")
+def _act_play(P, obs, mask, legal, nl, noise, b, scale, scores, wk, memo):
     w = P[0]
     FIT, COMP, ACC, ANN_GAME = P[1], P[2], P[3], P[4]
     ANN_LATER_MAT, ANN_COMPULSORY, ANN_KIND, BLANK_BITS = P[12], P[13], P[14], P[17]
@@ -314,6 +315,7 @@ def _act_play(P, obs, mask, legal, nl, noise, b, scale, scores, wk):
     exists, opens, rule_mat = wk[0:4], wk[4:8], wk[8:12]
     needs, count, acc = wk[12:16], wk[16:20], wk[20:24]
     alive, sizes, passed, drew, face_up = wk[24:29], wk[29:34], wk[34:39], wk[39:44], wk[44:49]
+    pools, pool_sizes = wk[49:54], wk[54:59]  # per offset: the unseen tiles he may hold, how many
     any_mat = False
     for x in range(MAX_ARMS):
         exists[x] = 1 if obs[O_EXISTS + x] > 0.5 else 0
@@ -345,6 +347,12 @@ def _act_play(P, obs, mask, legal, nl, noise, b, scale, scores, wk):
         if alive[r] == 1:
             in_all &= passed[r]
     exempt = 0 if drawable else in_all & unseen
+    for r in range(1, MAX_SEATS):
+        pools[r] = unseen & ~passed[r]
+        pool_sizes[r] = _popcount(pools[r])
+    # p_no_fit depends on the play only through p_eff (a multiple of 1/2): remembered per offset
+    for i in range(MAX_SEATS * MEMO):
+        memo[i] = -1.0
     later = ANN_LATER_MAT[ann]
     mat_game = any_mat or later[0] or later[1] or later[2] or later[3]
     hs = sizes[0]
@@ -398,11 +406,14 @@ def _act_play(P, obs, mask, legal, nl, noise, b, scale, scores, wk):
         for r in range(1, MAX_SEATS):
             if alive[r] == 0:
                 continue
-            pool = unseen & ~passed[r]
-            fit = post & pool
+            fit = post & pools[r]
             p_eff = _popcount(fit) - 0.5 * _popcount(fit & drew[r])
             h = sizes[r]
-            prob = _p_no_fit(float(_popcount(pool)), p_eff, h)
+            slot = r * MEMO + np.int64(2.0 * p_eff)
+            prob = memo[slot]
+            if prob < 0.0:
+                prob = _p_no_fit(float(pool_sizes[r]), p_eff, h)
+                memo[slot] = prob
             if (post & face_up[r]) != 0:
                 prob = 0.0
             wr = (w[W_STUCK_NEXT] if nxt == r else w[W_STUCK_REST]) * (1.0 + (1.0 if h <= 1 else 0.0))
@@ -425,7 +436,7 @@ def _act_play(P, obs, mask, legal, nl, noise, b, scale, scores, wk):
     return fallback if best_a < 0 else best_a
 
 
-@njit(**ALLOC)
+@njit(**ALLOC, inline="always")
 def decide(P, obs, mask, legal, nl, noise, b, scale, scores, wk, ann, keep):
     """Tactics' action for one observation row, its mask (int8 [557]) and its legal actions
     (``legal[:nl]``, in action order). With ``keep``, ``scores`` [557] gets each considered
@@ -445,14 +456,14 @@ def decide(P, obs, mask, legal, nl, noise, b, scale, scores, wk, ann, keep):
         return DECLARE if mask[DECLARE] else legal[0]
     if phase == PH_IMMEDIATE:
         return _act_immediate(P, obs, legal, nl, noise, b, scale, scores)
-    return _act_play(P, obs, mask, legal, nl, noise, b, scale, scores, wk)
+    return _act_play(P, obs, mask, legal, nl, noise, b, scale, scores, wk, ann)
 
 
 @njit(**ALLOC)
 def decide_rows(P, obs, masks, noise, scale, out, scores):
     """decide() for each row of observations obs [R, OBSERVATION_SIZE] float32 and masks [R, 557]."""
     wk = np.zeros(WORK, np.int64)
-    ann = np.empty(NA, np.float64)
+    ann = np.empty(FWORK, np.float64)
     legal = np.zeros(NUM_ACTIONS, np.int64)
     for i in range(obs.shape[0]):
         nl = 0
@@ -470,7 +481,7 @@ def tactics_tables(T, S, A, L, MASK, LEGAL, n, rows, P, noise, scale, out):
     obs = np.zeros(OBSERVATION_SIZE, np.float32)
     scores = np.empty(NUM_ACTIONS, np.float64)
     wk = np.zeros(WORK, np.int64)
-    ann = np.empty(NA, np.float64)
+    ann = np.empty(FWORK, np.float64)
     for i in range(rows.shape[0]):
         b = rows[i]
         seat = T[b, T_TO_MOVE]
@@ -489,7 +500,7 @@ def tactics_playout(T, S, A, L, BONE, R, MASK, LEGAL, n, auto, P, noise, scale, 
     obs = np.zeros(OBSERVATION_SIZE, np.float32)
     scores = np.empty(NUM_ACTIONS, np.float64)
     wk = np.zeros(WORK, np.int64)
-    ann = np.empty(NA, np.float64)
+    ann = np.empty(FWORK, np.float64)
     steps = 0
     for b in range(T.shape[0]):
         k = 0
