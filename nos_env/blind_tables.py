@@ -221,6 +221,23 @@ class BlindTables:
         return self.T[:, K.T_SKIPPED].astype(np.int64)
 
     @property
+    def winner(self) -> np.ndarray:
+        """int64 [B]: the winner of each table's game once it is over (-1: none yet, or a
+        blocked game with a shared lowest count, F15). After an autoreset step the table holds
+        its next game: read ``final_scores`` then."""
+        return self.T[:, K.T_WINNER].astype(np.int64)
+
+    @property
+    def hand_number(self) -> np.ndarray:
+        """int [B]: always 0 (Blind is one hand, BD8); as FamilyTables.hand_number."""
+        return self.T[:, K.T_HAND_INDEX].copy()
+
+    @property
+    def thread_stats(self) -> dict[int, int]:
+        """Kernel calls so far by the number of threads they ran on."""
+        return dict(self._threads.stats)
+
+    @property
     def episode_over(self) -> np.ndarray:
         return self.T[:, K.T_DONE] != 0
 
@@ -251,7 +268,7 @@ class BlindTables:
 
     def clone_table(self, b: int) -> dict:
         b = self.check_table(b)
-        return {name: getattr(self, name)[b].copy() for name in self._arrays}
+        return {name: getattr(self, name)[b, ...].copy() for name in self._arrays}  # R's row: a 0-d array
 
     def restore_table(self, b: int, snapshot: dict) -> None:
         b = self.check_table(b)
