@@ -48,9 +48,14 @@ def test_pettingzoo_seed_test(game, n):
     seed_test(lambda **kw: nos_env.env(game=game, num_players=n, backend="reference", **kw), num_cycles=15)
 
 
-@pytest.mark.parametrize("game", FAMILY_GAMES)
-def test_pettingzoo_render_test(game, capsys):
-    render_test(lambda **kw: nos_env.env(game=game, backend="reference", **kw))
+#: render_test at each game's fewest and most players (every mode draws the seats' panels).
+RENDER_COUNTS = sorted({(g, n) for g in FAMILY_GAMES for n in (nos_env.game_info(g).player_counts[0],
+                                                                 nos_env.game_info(g).player_counts[-1])})
+
+
+@pytest.mark.parametrize("game, n", RENDER_COUNTS)
+def test_pettingzoo_render_test(game, n, capsys):
+    render_test(lambda **kw: nos_env.env(game=game, num_players=n, backend="reference", **kw))
 
 
 # ----------------------------------------------------------------- the registry and modules
