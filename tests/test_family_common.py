@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from family_helpers import (all_tiles, assert_legal, obs_field, on_table, position, step,
-                            tile_index, tiles_with, void_tiles)
+from family_helpers import (all_tiles, assert_legal, engine, obs_field, on_table, position,  # noqa: F401
+                            seeded, step, tile_index, tiles_with, void_tiles)
 from nos_env.family import encoding as enc
 from nos_env.family.engine import FamilyGame
 from nos_env.family.rules import make_rules, player_counts
@@ -144,6 +144,7 @@ def test_contract_action_ids():
 
 
 # ----------------------------------------------------------------- F22 illegal actions
+@pytest.mark.usefixtures("engine")
 def test_f22_illegal_action_raises_and_changes_nothing():
     """F22: an action outside the mask raises ValueError naming the legal ones; the state
     (seat to move, legal actions, scores, observation) is exactly as before."""
@@ -151,8 +152,11 @@ def test_f22_illegal_action_raises_and_changes_nothing():
                            ["0-1", "2-3", "5-6", "0-6", "1-2", "3-5"],
                            ["0-3", "0-4", "0-5", "1-3", "1-4", "1-5"]])
     before = (g.to_move, list(g.legal_actions()), list(g.scores), np.array(g.observe(1)))
-    for bad in (enc.parse("play 0-1 on L0", g.rules), enc.parse("draw", g.rules), -1, 10_000):
-        with pytest.raises(ValueError, match="pass"):
+    for bad in (enc.parse("play 0-1 on L0", g.rules), enc.parse("draw", g.rules)):
+        with pytest.raises(ValueError, match="pass"):  # names the one legal action
+            g.step(bad)
+    for bad in (-1, 10_000):  # not an action id at all: the error names the allowed range
+        with pytest.raises(ValueError, match="85"):
             g.step(bad)
     assert (g.to_move, list(g.legal_actions()), list(g.scores)) == before[:3]
     assert np.array_equal(np.array(g.observe(1)), before[3])
@@ -162,6 +166,7 @@ def test_f22_illegal_action_raises_and_changes_nothing():
 TEAM_HANDS = [["5-5", "5-6"], ["0-0", "0-1"], ["4-5", "2-3"], ["1-1", "2-6"]]
 
 
+@pytest.mark.usefixtures("engine")
 def test_f20_team_out_both_skips_the_partner_who_is_out():
     """F20 team_out="both" (F5: a player who is out is skipped): A goes out, the hand goes on,
     A is skipped; C goes out and team A-C scores team B-D's count, [0-0] + [0-1] + [1-1] = 3."""
@@ -181,6 +186,7 @@ def test_f20_team_out_both_skips_the_partner_who_is_out():
     assert g.done and g.scores == [3, 0, 3, 0]
 
 
+@pytest.mark.usefixtures("engine")
 def test_f20_team_out_one_ends_the_hand():
     """F20 team_out="one": A's last tile ends the hand; team B-D holds [0-0] + [0-1] + [1-1] +
     [2-6] = 0 + 1 + 2 + 8 = 11, which team A-C scores."""
@@ -195,6 +201,7 @@ def test_f20_team_out_one_ends_the_hand():
 
 
 # ----------------------------------------------------------------- F19 later hands
+@pytest.mark.usefixtures("engine")
 def test_f19_tie_last_placer_sets_the_next_hand():
     """F19 (free opening): a blocked hand without a winner (counts A 6, B 6, C 10, F15) is
     followed by a hand set by the player who placed its last tile, B."""
@@ -228,6 +235,7 @@ def test_f19_highest_double_opens_every_hand():
 F23_HANDS = [["4-4", "1-4", "1-1", "1-6"], ["4-6", "1-3", "2-2", "0-0"]]
 
 
+@pytest.mark.usefixtures("engine")
 def test_f23_extra_play_on_ones_own_double():
     """F23 play_on_double: after the set [4-4] A may place one tile on it (either arm) or
     PASS; after [1-1] on L0 the extra tile must go on L0 (not L1, though [1-6] fits L1's 6)."""
@@ -242,6 +250,7 @@ def test_f23_extra_play_on_ones_own_double():
     assert g.done
 
 
+@pytest.mark.usefixtures("engine")
 def test_f23_pass_is_not_evidence():
     """F23: ending the extra play with PASS is a choice, not being stuck (contract seat_void):
     A's void stays empty; B moves next."""
@@ -253,6 +262,7 @@ def test_f23_pass_is_not_evidence():
     assert void_tiles(g, 1, 0) == set() and void_tiles(g, 0, 0) == set()
 
 
+@pytest.mark.usefixtures("engine")
 def test_f23_off_by_default():
     """F23 is off by default: after the set [4-4] the turn passes at once."""
     g = position("block", F23_HANDS, opening="free", setter=0, hand_size=4, target_score=None)
@@ -261,6 +271,7 @@ def test_f23_off_by_default():
 
 
 # ----------------------------------------------------------------- F24 seat_void
+@pytest.mark.usefixtures("engine")
 def test_seat_void_pass_adds_the_fitting_tiles():
     """Contract seat_void on PASS (block.md Examples 6): B passes against 4 and 4: every tile
     with a 4 (off the table) is void for B, in every observer's view (rows are offsets)."""
@@ -276,6 +287,7 @@ def test_seat_void_pass_adds_the_fitting_tiles():
         assert void_tiles(g, observer, 0) == set() and void_tiles(g, observer, 2) == set()
 
 
+@pytest.mark.usefixtures("engine")
 def test_seat_void_stuck_draw_sets_the_fitting_tiles():
     """Contract seat_void on a stuck DRAW (draw.md Examples 1): void[B] = F, the tiles with a
     2 or a 5 (ends 2 and 5); a PLAY changes nothing."""
@@ -294,6 +306,7 @@ def test_seat_void_stuck_draw_sets_the_fitting_tiles():
     assert void_tiles(g, 0, 0) == set()
 
 
+@pytest.mark.usefixtures("engine")
 def test_seat_void_cleared_by_a_new_hand():
     """Contract seat_void: a new hand starts with no evidence (B and C passed in the first)."""
     g = position("block", [["5-5", "5-6"], ["2-3", "6-6"], ["0-0", "1-4"]],
@@ -308,6 +321,7 @@ def test_seat_void_cleared_by_a_new_hand():
         assert all(void_tiles(g, observer, s) == set() for s in range(3))
 
 
+@pytest.mark.usefixtures("engine")
 def test_f20_teams_blocked_tie_nobody_scores():
     """F20 / F15: blocked with team A-C at 3 + 8 = 11 and team B-D at 5 + 6 = 11: no winner."""
     g = position("block", [["6-6", "1-2"], ["0-1", "0-4"], ["0-3", "0-5"], ["0-2", "1-3"]],
@@ -405,6 +419,7 @@ def _award(game, hands, mover):
 SCORING = ("all_fives", "fives_and_threes", "five_up", "bergen")
 
 
+@pytest.mark.usefixtures("engine")
 @pytest.mark.parametrize("game", ["block", "draw", "cross", "double_nine_cross", "matador",
                                   "all_fives", "fives_and_threes", "five_up", "bergen", "fours"])
 def test_random_hands_score_by_the_page_formulas(game):
@@ -415,7 +430,7 @@ def test_random_hands_score_by_the_page_formulas(game):
     rng = np.random.default_rng(7)
     checked_ends = 0
     for seed in range(25):
-        g = FamilyGame(make_rules(game, target_score=None), seed=seed)
+        g = seeded(make_rules(game, target_score=None), seed)
         n = g.rules.num_players
         if game in SCORING and _set_tile(g) is not None:  # the forced set scored already
             s = _play_score(game, g)
@@ -441,6 +456,7 @@ def test_random_hands_score_by_the_page_formulas(game):
     assert checked_ends >= 20
 
 
+@pytest.mark.usefixtures("engine")
 def test_f19_teams_blocked_winning_teams_last_placer_sets_next():
     """F19 with F20 (free opening): in a blocked hand won by team A-C (A [0-1] 1 + C [0-0] 0 = 1
     against B [0-2], [0-3] 5 + D [1-2], [1-3] 7 = 12: 11 points), the next hand is set by the
