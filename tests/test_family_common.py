@@ -516,3 +516,65 @@ def test_contract_deal_order_and_redeal(game, n, k):
         assert int(obs_field(g, 0, "boneyard_size")[0]) == boneyard
     if game == "double_nine_cross":
         assert redeals > 0
+
+
+# ----------------------------------------------------------------- the observation's public facts
+@pytest.mark.parametrize("game,options", [("block", {}), ("block", {"tileset": "double_nine"}),
+                                          ("matador", {}), ("cross", {}), ("five_up", {}),
+                                          ("double_nine_cross", {})])
+def test_describe_and_parse_round_trip(game, options):
+    """The contract's texts: parse(describe(a)) == a for every action id (Matador's side 1 of a
+    double names no action: "a double uses 0")."""
+    rules = make_rules(game, **options)
+    names = all_tiles(rules.max_pip)
+    for a in range(rules.num_actions):
+        text = enc.describe(a, rules)
+        if rules.matching == "seven" and a < 2 * rules.num_tiles * rules.num_arms and a % 2:
+            t = a // 2 // rules.num_arms
+            if names[t].split("-")[0] == names[t].split("-")[1]:
+                continue
+        assert enc.parse(text, rules) == a, (a, text)
+
+
+def _phase(g, seat):
+    return ["opening", "play", "drawn", "continuing"][int(np.argmax(obs_field(g, seat, "phase")))]
+
+
+@pytest.mark.usefixtures("engine")
+def test_observation_phase():
+    """Contract phase: opening while a SET is pending, drawn after a draw under draw_rule="one",
+    continuing in a Fours turn after a placement; play otherwise."""
+    g = position("draw", [["2-5", "0-5", "1-4"], ["0-0", "1-3", "4-6"]], ["1-1", "3-6", "2-4"],
+                 opening="free", setter=0, hand_size=3, draw_rule="one", target_score=None)
+    assert _phase(g, 0) == "opening"
+    step(g, 0, "set 2-5")
+    assert _phase(g, 1) == "play"
+    step(g, 1, "draw")
+    assert _phase(g, 1) == "drawn"
+    g = position("fours", [["6-6", "2-6", "2-5", "0-1", "3-3"], ["0-0", "1-1", "1-2", "0-2", "4-4"],
+                           ["3-4", "0-5", "1-5", "2-2", "5-5"], ["1-6", "0-4", "2-4", "4-6", "5-6"]],
+                 ["1-3", "4-5"], setter=0, target_score=None)
+    step(g, 0, "set 6-6")
+    assert _phase(g, 0) == "continuing"
+
+
+@pytest.mark.usefixtures("engine")
+def test_observation_boneyard_hand_sizes_partner_scores():
+    """F24's public facts in the observation: hand sizes (by seat offset), the boneyard's size
+    and whether a tile above the reserve is left (F11), the partner (F20), the scores divided
+    by score_scale 100 and the target."""
+    g = position("draw", [["6-6", "5-6", "4-6", "0-0", "0-1", "0-2"],
+                          ["0-3", "0-4", "0-5", "1-1", "1-2", "1-3"],
+                          ["0-6", "1-6", "1-4", "1-5", "2-2", "2-3"],
+                          ["2-6", "3-6", "2-4", "2-5", "3-3", "3-4"]],
+                 ["3-5", "4-4", "4-5", "5-5"], hand_size=6, boneyard_reserve=3, teams=True,
+                 scores=[12, 30, 12, 30])
+    # A's [6-6] is set: A holds 5, the others 6; the boneyard holds 4, one above the reserve
+    assert list(obs_field(g, 1, "seat_hand_size")[:4]) == [6, 6, 6, 5]  # offsets from B
+    assert obs_field(g, 1, "boneyard_size")[0] == 4 and obs_field(g, 1, "boneyard_drawable")[0] == 1
+    assert list(obs_field(g, 1, "seat_partner")[:4]) == [0, 0, 1, 0]
+    assert np.allclose(obs_field(g, 1, "seat_score")[:4], [0.30, 0.12, 0.30, 0.12])
+    assert np.isclose(obs_field(g, 1, "target")[0], 1.0)
+    step(g, 1, "draw")
+    assert obs_field(g, 0, "boneyard_size")[0] == 3 and obs_field(g, 0, "boneyard_drawable")[0] == 0
+    assert list(obs_field(g, 0, "seat_hand_size")[:4]) == [5, 7, 6, 6]
