@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from family_helpers import assert_legal, position, step, assert_won, engine  # noqa: F401 (engine: fixture)
+from family_helpers import assert_legal, assert_won, position, step
+from family_helpers import engine  # noqa: F401 (the fixture every test here uses)
 
 pytestmark = pytest.mark.usefixtures("engine")
 

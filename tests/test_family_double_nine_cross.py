@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from family_helpers import assert_legal, obs_field, position, step, engine  # noqa: F401 (engine: fixture)
+from family_helpers import assert_legal, obs_field, position, step
+from family_helpers import engine  # noqa: F401 (the fixture every test here uses)
 
 pytestmark = pytest.mark.usefixtures("engine")
 
