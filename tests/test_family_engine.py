@@ -197,6 +197,7 @@ def test_redeal_until_a_double_uses_the_same_stream():
 @pytest.mark.parametrize("call, message", [
     (lambda: make_rules("nos"), "game must be one of"),
     (lambda: make_rules("block", 6), "num_players must be one of 2, 3, 4, 5"),
+    (lambda: make_rules("matador", players=3), "give the number of players as num_players"),
     (lambda: make_rules("fours", 3), "num_players must be one of 4"),
     (lambda: make_rules("block", draw_rule="one"), "block has no option 'draw_rule'"),
     (lambda: make_rules("draw", draw_rule="none"), "draw_rule must be one of 'until_playable', 'one'"),
@@ -263,6 +264,7 @@ def test_observation_layout_and_no_hidden_tiles(game_id):
         assert enc.observation_size(rules) == expected
         assert enc.observation_size(rules, "uint8") % 4 == 0
         game = FamilyGame(rules, seed=3)
+        assert (game.observation_size(), game.num_actions) == (expected, rules.num_actions)
         rnd = random.Random(3)
         for step in range(40):
             if game.done:
@@ -431,3 +433,35 @@ def test_all_fives_and_bergen_end_counts():
     assert scoring.bergen_points(lay) == 2  # example 3: both ends 3
     lay.place(tile(rules, 3, 3), 0, 3, 3)
     assert scoring.bergen_points(lay) == 3  # a double matching the other end
+
+
+def option_variants(game_id):
+    """One non-default value of every option the page offers (and a few integer ones)."""
+    from nos_env.family import rules as R
+    variants = []
+    for name, (default, allowed) in options_table(game_id).items():
+        if name in R._CHOICES:
+            variants += [{name: v} for v in R._CHOICES[name][game_id][1:]]
+        elif name in R._BOOLEANS and name != "teams":
+            variants.append({name: True})
+    if "boneyard_reserve" in options_table(game_id):
+        variants.append({"boneyard_reserve": 2})
+    variants.append({"hand_size": 3})
+    if "first_seat" in options_table(game_id):
+        variants.append({"opening": "free", "first_seat": 1} if "opening" in options_table(game_id)
+                        else {"first_seat": 1})
+    return variants
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_selfplay_every_option(game_id):
+    for i, options in enumerate(option_variants(game_id)):
+        if options.get("team_out") == "both":
+            options = {**options, "teams": True}
+        if options.get("opening") == "highest_tile" and "opening" in options_table(game_id):
+            options = {**options, "hand_size": 2}  # few tiles: some deals hold no double
+        n = 2 if "teams" not in options and 2 in player_counts(game_id) else 4
+        rules = make_rules(game_id, n, **{"target_score": None, **options})  # one hand each: fast
+        for seed in range(4):
+            game = FamilyGame(rules, seed=100 * i + seed)
+            play_out(game, random.Random(seed))

@@ -211,16 +211,17 @@ def _check_dtype(dtype) -> str:
 
 
 def phase_of(hand) -> int:
-    """The observation's phase: 0 opening (SET pending), 1 play, 2 drawn (has drawn this turn),
-    3 continuing (a Fours turn or an F23 extra play)."""
-    from .engine import CONTINUING, DRAWN, OPENING, PLAY
+    """The observation's phase, from the hand's flags: 0 opening (SET pending), 3 continuing
+    (an F23 extra play pending, or in Fours a tile placed this turn, FO3), 2 drawn (has drawn
+    this turn), else 1 play. A finished hand keeps the flags of its last turn."""
+    from .engine import OPENING
     if hand.phase == OPENING:
         return 0
-    if hand.phase == CONTINUING or hand.extra_double is not None:
+    if hand.extra_double is not None or (hand.rules.game == "fours" and hand.placed):
         return 3
-    if hand.drawn or hand.phase == DRAWN:
+    if hand.drawn:
         return 2
-    return 1 if hand.phase == PLAY else 1
+    return 1
 
 
 def encode(game, seat: int, dtype="float32", score_scale: float = 100.0) -> np.ndarray:

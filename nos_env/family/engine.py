@@ -184,6 +184,7 @@ class Hand:
         self.hands[seat].remove(t)
         self.layout.place_set(t, seat)
         self.last_placer = seat
+        self.phase = PLAY
 
     def apply_forced_set(self) -> None:
         """F4/F12: the set under a double or tile opening is placed without asking."""
@@ -196,8 +197,6 @@ class Hand:
     def _after_placement(self, seat: int, t: int, was_extra: bool) -> None:
         """After SET or PLAY: play scores, going out (F13, F20), then who moves (F23, FO3)."""
         rules = self.rules
-        self.extra_double = None
-        self.placed = True
         self.play_score(seat)
         if self.over:  # the match target was reached by the play score (F18)
             return
@@ -206,6 +205,9 @@ class Hand:
                 return
             self._next_turn(seat)
             return
+        # (a finished hand keeps the flags of its last turn: the observation's phase reads them)
+        self.extra_double = None
+        self.placed = True
         if rules.play_on_double and self.layout.is_double(t) and not was_extra:
             self.extra_double = t  # F23: one more tile on this double, a decision
             self.phase = CONTINUING
@@ -275,8 +277,6 @@ class Hand:
 
     def _end_hand(self, out_side: int | None) -> None:
         self.over = True
-        self.phase = PLAY
-        self.extra_double = None
         scoring.end_of_hand(self, out_side)
 
 
@@ -403,7 +403,7 @@ class FamilyGame:
             raise ValueError(f"from_deal needs {n} hands, got {len(hands)}")
         every = [t for h in hands for t in h] + boneyard
         if sorted(every) != list(range(N)):
-            raise ValueError(f"the hands and the boneyard must hold every tile 0..{N - 1} exactly once")
+            raise ValueError(f"the hands and the boneyard must hold distinct tiles: every tile 0..{N - 1} exactly once")
         if not all(hands):
             raise ValueError("every hand needs at least one tile")
         if rules.opening == "free":
@@ -427,6 +427,15 @@ class FamilyGame:
         return game
 
     # -- play -------------------------------------------------------------------------------
+    @property
+    def num_actions(self) -> int:
+        """The size of the game's Discrete action space (contract, "Actions")."""
+        return self.rules.num_actions
+
+    def observation_size(self, dtype="float32") -> int:
+        from .encoding import observation_size
+        return observation_size(self.rules, dtype)
+
     @property
     def to_move(self) -> int:
         return self.hand.to_move

@@ -242,6 +242,9 @@ def make_rules(game: str, num_players: int | None = None, **options) -> FamilyRu
     game = _check_game(game)
     allowed = option_names(game)
     unknown = sorted(set(options) - set(allowed))
+    if "players" in unknown:  # the pages' tables call it players; the API's name is num_players
+        raise ValueError(f"{game}: give the number of players as num_players (the pages' 'players'), "
+                         f"one of {', '.join(map(str, _PLAYERS[game]))}")
     if unknown:
         raise ValueError(f"{game} has no option {', '.join(map(repr, unknown))}; its options are "
                          f"{', '.join(allowed)}")
