@@ -108,3 +108,18 @@ def test_cross_blocked_in_the_cross_phase_with_a_reserve():
     g = position("cross", [["6-6", "0-1"], ["1-2", "2-3"], ["0-2", "1-3"]], hand_size=2,
                  boneyard_reserve=22, target_score=None)
     assert g.done and g.scores == [12, 0, 0]
+
+
+def test_cross_double_nine_later_doubles_do_not_branch():
+    """cross.md (tileset="double_nine", CR3) against double_nine_cross.md DN3: on the
+    double-nine set Cross's set [9-9] is the spinner, but a later double ([2-2] on C0) lies
+    across and opens no arms: C's [2-5] then has C0 only."""
+    g = position("cross", [["9-9", "1-9", "5-8"], ["2-9", "2-2", "6-8"], ["3-9", "2-5", "7-8"],
+                           ["4-9", "0-8", "6-7"]], tileset="double_nine", hand_size=3,
+                 target_score=None)
+    step(g, 1, "play 2-9 on C0", legal=[f"play 2-9 on C{k}" for k in range(4)])
+    step(g, 2, "play 3-9 on C1", legal=["play 3-9 on C1", "play 3-9 on C2", "play 3-9 on C3"])
+    step(g, 3, "play 4-9 on C2", legal=["play 4-9 on C2", "play 4-9 on C3"])
+    step(g, 0, "play 1-9 on C3", legal=["play 1-9 on C3"])
+    step(g, 1, "play 2-2 on C0", legal=["play 2-2 on C0"])  # ends C0 2, C1 3, C2 4, C3 1
+    assert_legal(g, ["play 2-5 on C0"])
