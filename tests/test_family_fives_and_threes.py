@@ -10,7 +10,7 @@ import pytest
 
 from family_helpers import assert_won, position, step
 from family_helpers import engine  # noqa: F401 (the fixture every test here uses)
-from test_family_all_fives import BLOCKED_HANDS, BLOCKED_PLAYS, LINE_HANDS, OUT_HANDS
+from test_family_all_fives import BLOCKED_HANDS, BLOCKED_PLAYS, LINE_HANDS, OUT_HANDS, ex6_hand
 
 pytestmark = pytest.mark.usefixtures("engine")
 
@@ -65,3 +65,12 @@ def test_f18_target_reached_by_the_next_hands_forced_set():
     step(g, 1, "play 0-1 on L0", [12, 18, 0])
     assert_won(g, 0)
     assert g.scores == [100, 18, 0]
+
+
+def test_worked_example7_blocked_award_unrounded():
+    """fives_and_threes.md Worked example 7 exactly (the All Fives example 6 hand): the winner
+    (3) scores (11 - 3) + (6 - 3) + (5 - 3) = 13; his last play leaves E = 6 + 3 = 9, a
+    multiple of 3: 9 + 13 = 22."""
+    g = ex6_hand("fives_and_threes")
+    step(g, 0, "play 3-5 on L1", [22, 0, 0, 0])
+    assert g.done
