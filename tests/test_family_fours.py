@@ -21,6 +21,24 @@ HANDS = [["6-6", "2-6", "2-5", "0-1", "3-3"],
 TOP = ["1-3", "4-5"]
 
 
+def _to_the_last_tile(g):
+    for seat, text in ((0, "set 6-6"), (0, "play 2-6 on L0"), (0, "play 2-5 on L0"), (1, "draw"),
+                       (1, "draw"), (1, "play 4-5 on L0"), (1, "play 4-4 on L0"),
+                       (2, "play 3-4 on L0"), (3, "play 1-6 on L1"), (0, "play 3-3 on L0")):
+        step(g, seat, text, [0, 0, 0, 0])
+
+
+def test_fo5_options_one_end_doubles_and_stock_to_winner():
+    """FO5 with F14 and F17 on Worked example 3's hand: with double_counts_one_end B counts
+    0 + 1 + 3 + 2 + 4 = 10 and C 5 + 6 + 2 + 5 = 18 (D 31 as before): 59. With
+    stock_to_winner the six tiles left in the boneyard, [0-3] [0-6] [1-4] [2-3] [3-5] [3-6]
+    (3 + 6 + 5 + 5 + 8 + 9 = 36), are added: 67 + 36 = 103."""
+    for options, award in (({"double_counts_one_end": True}, 59), ({"stock_to_winner": True}, 103)):
+        g = position("fours", HANDS, TOP, setter=0, target_score=None, **options)
+        _to_the_last_tile(g)
+        step(g, 0, "play 0-1 on L1", [award, 0, 0, 0])
+
+
 def test_worked_examples_1_2_3_several_tiles_per_turn():
     """fours.md Worked examples 1 (A sets and goes on while a tile fits, FO2/FO3), 2 (B draws
     until a tile fits, plays it and goes on, then draws no more, FO4), 3 (a player who places
