@@ -578,3 +578,60 @@ def test_observation_boneyard_hand_sizes_partner_scores():
     step(g, 1, "draw")
     assert obs_field(g, 0, "boneyard_size")[0] == 3 and obs_field(g, 0, "boneyard_drawable")[0] == 0
     assert list(obs_field(g, 0, "seat_hand_size")[:4]) == [5, 7, 6, 6]
+
+
+def _pips(t, one_end=False):
+    a, b = (int(x) for x in t.split("-"))
+    return a if (one_end and a == b) else a + b
+
+
+VARIANTS = [("block", 4, {"teams": True}), ("block", 4, {"teams": True, "team_out": "both"}),
+            ("block", 3, {"blocked_scoring": "total"}), ("block", 3, {"double_counts_one_end": True}),
+            ("block", 2, {"stock_to_winner": True}), ("draw", 4, {"teams": True, "team_out": "both"}),
+            ("draw", 3, {"boneyard_reserve": 3, "stock_to_winner": True}),
+            ("fours", 4, {"blocked_scoring": "total", "stock_to_winner": True}),
+            ("matador", 3, {"double_counts_one_end": True, "boneyard_reserve": 2})]
+
+
+@pytest.mark.usefixtures("engine")
+@pytest.mark.parametrize("game,n,options", VARIANTS,
+                         ids=["-".join([g, str(n)] + [f"{k}={v}" for k, v in o.items()]) for g, n, o in VARIANTS])
+def test_random_hands_end_award_with_options(game, n, options):
+    """F14 (one-end doubles), F16 (difference / total), F17 (the boneyard's pips: the set's
+    pips less the table's and the hands'), F20 (teams, team_out one / both: both partners
+    score the team's award) on 25 random single hands each; nothing scores during play."""
+    rng = np.random.default_rng(3)
+    rules = make_rules(game, num_players=n, target_score=None, **options)
+    one_end, teams = rules.double_counts_one_end, rules.teams
+    total_pips = sum(_pips(t) for t in all_tiles(rules.max_pip))
+    for seed in range(25):
+        g = seeded(rules, seed)
+        while not g.done:
+            mover = g.to_move
+            points = g.step(int(rng.choice(g.legal_actions())))
+            if not g.done:
+                assert list(points) == [0] * n
+                continue
+            hands = _hands(g)
+            counts = [sum(_pips(t, one_end) for t in h) for h in hands]
+            sides = [[0, 2], [1, 3]] if teams else [[s] for s in range(n)]
+            side_of = {s: i for i, side in enumerate(sides) for s in side}
+            need = sides[side_of[mover]] if rules.team_out == "both" else [mover]
+            out = all(not hands[s] for s in need)
+            c = [sum(counts[s] for s in side) for side in sides]
+            if out:
+                w = side_of[mover]
+            else:
+                w = c.index(min(c)) if c.count(min(c)) == 1 else None
+            expected = [0] * n
+            if w is not None:
+                # F16 / F20: the others' counts, less the winner's only in a blocked hand under
+                # "difference" (a team that went out may still hold its other partner's tiles)
+                b = 0 if out or rules.blocked_scoring == "total" else 1
+                award = sum(c[i] - b * c[w] for i in range(len(sides)) if i != w)
+                if rules.stock_to_winner:
+                    award += total_pips - sum(_pips(t) for t in on_table(g)) \
+                        - sum(_pips(t) for h in hands for t in h)
+                for s in sides[w]:
+                    expected[s] = award
+            assert list(points) == expected, (seed, points, expected, hands)
