@@ -635,3 +635,60 @@ def test_random_hands_end_award_with_options(game, n, options):
                 for s in sides[w]:
                     expected[s] = award
             assert list(points) == expected, (seed, points, expected, hands)
+
+
+# ----------------------------------------------------------------- random matches
+@pytest.mark.usefixtures("engine")
+@pytest.mark.parametrize("game,n,options", [("block", 3, {"opening": "free", "target_score": 40}),
+                                            ("fours", 4, {"target_score": 40}),
+                                            ("draw", 4, {"opening": "free", "teams": True,
+                                                         "target_score": 40})])
+def test_random_matches_f19_free_opening_setter(game, n, options):
+    """F19 over random matches: under a free opening each later hand is set by the last
+    hand's winner (the seat(s) its last step paid; teams: the winning team's player who went
+    out or, blocked, placed a tile last), or without a winner by the player who placed its
+    last tile; F18: the match ends at the first total >= the target."""
+    rng = np.random.default_rng(5)
+    rules = make_rules(game, num_players=n, **options)
+    plays = rules.num_tiles * rules.num_arms
+    hands_checked = 0
+    for seed in range(6):
+        g = seeded(rules, seed)
+        placers = []  # who placed each tile of the current hand, in order
+        while not g.done:
+            mover, start = g.to_move, g.hand_number
+            action = int(rng.choice(g.legal_actions()))
+            points = g.step(action)
+            if action < plays + rules.num_tiles:  # a PLAY or a SET
+                placers.append(mover)
+            assert all(s < rules.target_score for s in g.scores) or g.done
+            if g.done or g.hand_number == start:
+                continue
+            paid = [s for s in range(n) if points[s] > 0]
+            if not paid:
+                setter = placers[-1]
+            else:
+                setter = [s for s in reversed(placers) if s in paid][0]
+            assert g.to_move == setter, (seed, points, placers[-4:])
+            legal = g.legal_actions()
+            assert legal and all(plays <= a < plays + rules.num_tiles for a in legal)
+            hands_checked += 1
+            placers = []
+        assert max(g.scores) >= rules.target_score
+    assert hands_checked >= 6
+
+
+@pytest.mark.usefixtures("engine")
+def test_random_matches_five_up_exact_target():
+    """FU7 over random matches to a target of 20: no total ever passes it, and the match ends
+    exactly when one total equals it."""
+    rng = np.random.default_rng(9)
+    rules = make_rules("five_up", num_players=3, target_score=20)
+    for seed in range(6):
+        g = seeded(rules, seed)
+        steps = 0
+        while not g.done and steps < 3000:
+            g.step(int(rng.choice(g.legal_actions())))
+            steps += 1
+            assert max(g.scores) <= 20
+            assert g.done == (max(g.scores) == 20)
