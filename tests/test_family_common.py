@@ -692,3 +692,65 @@ def test_random_matches_five_up_exact_target():
             steps += 1
             assert max(g.scores) <= 20
             assert g.done == (max(g.scores) == 20)
+
+
+# ----------------------------------------------------------------- seat_void over random hands
+def _fitting(g):
+    """F of the contract's seat_void rule, from the public layout: every tile that fits an arm
+    that takes a tile now (equal matching, or Matador's sevens with the four wild matadors)."""
+    names = all_tiles(g.rules.max_pip)
+    obs, layout = np.asarray(g.observe(0)), enc.observation_layout(g.rules)
+    f = {k: obs[layout[k][0]:layout[k][1]].reshape(layout[k][2])
+         for k in ("arm_exists", "arm_playable", "arm_open")}
+    opens = {int(np.argmax(f["arm_open"][k])) for k in range(g.rules.num_arms)
+             if f["arm_exists"][k] and f["arm_playable"][k]}
+    out = set()
+    for t in names:
+        a, b = (int(x) for x in t.split("-"))
+        for o in opens:
+            if g.rules.matching == "seven":
+                if t in ("0-0", "1-6", "2-5", "3-4") or (o != 0 and 7 - o in (a, b)):
+                    out.add(t)
+            elif o in (a, b):
+                out.add(t)
+    return out
+
+
+@pytest.mark.usefixtures("engine")
+@pytest.mark.parametrize("game", ["block", "draw", "cross", "double_nine_cross", "matador",
+                                  "all_fives", "bergen", "five_up", "fours"])
+def test_random_hands_seat_void_rule(game):
+    """The contract's seat_void rule on 6 random single hands per game: a PASS adds F to the
+    passer's void, a stuck DRAW sets it to F, Matador's draw (at will) empties it, the end of
+    a Fours turn (nothing more fits) adds F; nothing else changes anyone's void. Checked in
+    every observer's view, on the tiles off the table."""
+    rng = np.random.default_rng(11)
+    rules = make_rules(game, target_score=None)
+    n = rules.num_players
+    for seed in range(6):
+        g = seeded(rules, seed)
+        voids = [set() for _ in range(n)]
+        while not g.done:
+            mover = g.to_move
+            action = int(rng.choice(g.legal_actions()))
+            kind = enc.describe(action, rules).split()[0]
+            fits = _fitting(g)
+            g.step(action)
+            if g.done:
+                break
+            if kind == "pass":
+                voids[mover] |= fits
+            elif kind == "draw":
+                voids[mover] = set() if game == "matador" else set(fits)
+            elif game == "fours" and g.to_move != mover:  # the turn ended by itself (FO6)
+                voids[mover] |= _fitting(g)
+            layout = enc.observation_layout(rules)
+            names = np.array(all_tiles(rules.max_pip))
+            for observer in range(n):
+                obs = np.asarray(g.observe(observer))
+                start, stop, shape = layout["seat_void"]
+                rows = obs[start:stop].reshape(shape)
+                table = set(names[np.flatnonzero(obs[layout["on_table"][0]:layout["on_table"][1]])])
+                for s in range(n):
+                    got = set(names[np.flatnonzero(rows[(s - observer) % n])])
+                    assert got - table == voids[s] - table, (seed, observer, s, kind)
