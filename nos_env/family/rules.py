@@ -160,6 +160,14 @@ class FamilyRules:
         return self.num_tiles * self.num_arms * sides + self.num_tiles + 2
 
 
+def _blind():
+    """Blind keeps its rules in its own module (nos_env/family/blind.py, helper "blind");
+    these functions hand "blind" over to it, imported when first asked for."""
+    from . import blind
+
+    return blind
+
+
 def _check_game(game: object) -> str:
     if game not in GAMES:
         raise ValueError(f"game must be one of {', '.join(GAMES)} (blind: nos_env.family.blind), got {game!r}")
@@ -168,12 +176,16 @@ def _check_game(game: object) -> str:
 
 def player_counts(game: str) -> tuple[int, ...]:
     """The numbers of players the game's page allows."""
+    if game == "blind":
+        return _blind().player_counts(game)
     return _PLAYERS[_check_game(game)]
 
 
 def default_players(game: str) -> int:
     """4 for every game: the pages' default (``players=4``) where they name one, and the
     texts' pub table of four for Block, Draw and the Crosses."""
+    if game == "blind":
+        return _blind().default_players(game)
     _check_game(game)
     return 4
 
@@ -209,6 +221,8 @@ def option_names(game: str) -> tuple[str, ...]:
 
 def options_table(game: str) -> dict[str, tuple[object, str]]:
     """name -> (default, description of the allowed values), for docs and command lines."""
+    if game == "blind":
+        return _blind().options_table(game)
     table = {}
     for name in option_names(game):
         if name in _CHOICES:
@@ -239,6 +253,8 @@ def _choice(game: str, name: str, value: object) -> str:
 def make_rules(game: str, num_players: int | None = None, **options) -> FamilyRules:
     """The rules of ``game`` for ``num_players`` (default :func:`default_players`) with the
     page's options; unknown options and bad values raise ``ValueError`` naming what is allowed."""
+    if game == "blind":
+        return _blind().make_rules(game, num_players, **options)
     game = _check_game(game)
     allowed = option_names(game)
     unknown = sorted(set(options) - set(allowed))
