@@ -103,7 +103,11 @@ def test_f4_forced_set_is_the_highest_double_or_tile(game, opening):
         assert set_tile == want, (seed, set_tile, want)
         placer = obs_field(g, 0, "placer")[tile_index(set_tile, g.rules.max_pip)]
         setter = int(np.flatnonzero(placer)[0])  # observer 0: offsets are seats
-        if game != "fours":  # FO2: the Fours setter goes on placing while a tile fits
+        if game == "fours":  # FO2/FO3: the setter goes on if a tile of his fits the set
+            ends = set(set_tile.split("-"))
+            goes_on = any(ends & set(t.split("-")) for t in hands[setter])
+            assert g.to_move == (setter if goes_on else (setter + 1) % n), seed
+        else:
             assert g.to_move == (setter + 1) % n
 
 
