@@ -107,3 +107,37 @@ def test_phase_after_a_set_that_ends_the_match():
     the match ends with the set on the table, and both engines show the phase "play"
     (was reference issue 1 of deviations-fast.md, fixed in the reference engine)."""
     run("bergen", 3, seeds=range(300, 302), steps=150)
+
+
+@pytest.mark.parametrize("game,options", [("draw", {}), ("five_up", {}), ("fours", {"multi_play": "may"})])
+def test_reference_game_rebuilds_a_table_mid_match(game, options):
+    """reference_game(b): the table's current hand from its deal, the scores at the hand's start
+    and the hand's decisions; it goes on exactly as the table does (its random stream too)."""
+    ft = FamilyTables(game, 2, seed=5, **options)
+    state = np.array([11, 12], np.uint64)
+    for _ in range(70):
+        ft.step(ft.sample_legal(state))
+    for b in range(2):
+        ref = ft.reference_game(b)
+        assert ref.legal_actions() == ft.legal_actions(b).tolist()
+        assert list(ref.scores) == ft.scores[b, : ft.num_players].tolist()
+        seat = ref.to_move
+        assert np.array_equal(ref.observe(seat, dtype="uint8"), ft.observe_rows([b], [seat])[0])
+
+
+def test_load_deal_plays_from_deal():
+    """load_deal(b, hands, boneyard, setter, scores) starts FamilyGame.from_deal's game."""
+    ft = FamilyTables("all_fives", 2, seed=3, opening="free")
+    hands = [list(range(0, 5)), list(range(5, 10)), list(range(10, 15)), list(range(15, 20))]
+    boneyard = list(range(20, 28))
+    ft.load_deal(1, hands, boneyard, setter=2, scores=[10, 20, 30, 40])
+    ref = FamilyGame.from_deal(ft.rules, hands, boneyard, setter=2, scores=[10, 20, 30, 40])
+    assert ft.legal_actions(1).tolist() == ref.legal_actions()
+    assert ft.current_player[1] == 2 and ft.scores[1].tolist() == [10, 20, 30, 40]
+    for _ in range(12):
+        a = ref.legal_actions()[-1]
+        actions = np.array([ft.legal_actions(0)[0], a])
+        _, points, _, _ = ft.step(actions, autoreset=False)
+        assert points[1].tolist() == ref.step(a)
+        assert ft.legal_actions(1).tolist() == ref.legal_actions()
+        assert np.array_equal(ft.observe_rows([1], [ref.to_move])[0], ref.observe(ref.to_move, dtype="uint8"))
