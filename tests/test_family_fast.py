@@ -141,3 +141,28 @@ def test_load_deal_plays_from_deal():
         assert points[1].tolist() == ref.step(a)
         assert ft.legal_actions(1).tolist() == ref.legal_actions()
         assert np.array_equal(ft.observe_rows([1], [ref.to_move])[0], ref.observe(ref.to_move, dtype="uint8"))
+
+
+def test_set_hidden_replaces_the_hidden_tiles_and_checks_first():
+    ft = FamilyTables("draw", 1, seed=8)
+    mover = int(ft.current_player[0])
+    hands = [[t for t in range(28) if (int(ft.SS[0, s, 0, 0]) >> t) & 1] for s in range(4)]
+    boneyard = ft.BONE[0, ft.T[0, 7]:ft.T[0, 8]].tolist()
+    legal = ft.legal_actions(0).tolist()
+    others = [s for s in range(4) if s != mover]
+    # swap the hidden tiles of two other seats with each other and with the boneyard
+    pool = hands[others[0]] + hands[others[1]] + boneyard
+    pool = pool[::-1]
+    new = [list(h) for h in hands]
+    new[others[0]], new[others[1]] = pool[: len(hands[others[0]])], pool[len(hands[others[0]]):][: len(hands[others[1]])]
+    new_bone = pool[len(hands[others[0]]) + len(hands[others[1]]):]
+    before = ft.clone()
+    with pytest.raises(ValueError, match=f"seat {mover} \\(to move\\) must stay"):
+        ft.set_hidden(0, [new_bone[:len(hands[mover])] if s == mover else new[s] for s in range(4)], boneyard)
+    with pytest.raises(ValueError, match="exactly once"):
+        ft.set_hidden(0, new, [new[others[0]][0]] + new_bone[1:])
+    assert all(np.array_equal(before[k], ft.clone()[k]) for k in before)
+    ft.set_hidden(0, new, new_bone)
+    assert ft.legal_actions(0).tolist() == legal
+    assert [[t for t in range(28) if (int(ft.SS[0, s, 0, 0]) >> t) & 1] for s in range(4)] == [sorted(h) for h in new]
+    assert ft.BONE[0, ft.T[0, 7]:ft.T[0, 8]].tolist() == new_bone
