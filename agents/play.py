@@ -38,10 +38,11 @@ from nos_env.actions import Action, format_action
 from nos_env.announcements import describe_announcement
 from nos_env.encoding import action_to_index, index_to_action
 from nos_env.extras import MissingExtraError
+from nos_env.family_env import FAMILY_GAMES
 from nos_env.record import hand_record, save
 from nos_env.tiles import tile_str
 
-from .registry import AGENTS, agent_label, check_agent_spec
+from .registry import AGENTS, FAMILY_AGENTS, agent_label, check_agent_spec
 
 QUIT = ("q", "quit", "exit")
 HELP = ("?", "help")
@@ -253,17 +254,30 @@ class Game:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="nos-play", description="Play a hand of Nos against agents in the terminal.")
     parser.add_argument("--seat", type=int, default=0, help="your seat (0 = the first; default 0)")
-    parser.add_argument("--agents", nargs="+", default=["tactics", "tactics", "tactics"],
-                        help=f"one agent per other seat, in seat order (2 to 4): from {sorted(AGENTS)} or "
-                             "model:PATH (default: three tactics)")
+    parser.add_argument("--game", default="nos",
+                        help="nos (default) or a family game: " + ", ".join(FAMILY_GAMES))
+    parser.add_argument("--agents", nargs="+", default=None,
+                        help=f"one agent per other seat, in seat order: Nos (2 to 4) from {sorted(AGENTS)}, a family "
+                             f"game (its player counts less one) from {list(FAMILY_AGENTS)}, or model:PATH "
+                             "(default: three tactics; a family game: greedy for its default table)")
     parser.add_argument("--seed", type=int, default=None, help="the deal's seed (default: a random one, printed)")
-    parser.add_argument("--hints", nargs="?", const="tactics", default=None, metavar="AGENT",
-                        help="show what an agent (default tactics; e.g. search) would do at each of your moves, "
-                             "and at the announcement each game's expected chips by rollouts")
+    parser.add_argument("--hints", nargs="?", const="", default=None, metavar="AGENT",
+                        help="show what an agent (default: tactics for Nos, greedy for a family game; e.g. search) "
+                             "would do at each of your moves, and at Nos's announcement each game's expected chips "
+                             "by rollouts")
+    parser.add_argument("--match", action="store_true",
+                        help="a family game: play a match to the page's target score (default: one hand)")
     parser.add_argument("--save", metavar="PATH",
-                        help="where the hand record goes (default: nos-hand-YYYYMMDD-HHMMSS.json here)")
+                        help="where the record goes (default: nos-hand-YYYYMMDD-HHMMSS.json, a family game "
+                             "GAME-YYYYMMDD-HHMMSS.json, here)")
     args = parser.parse_args(argv)
     seed = args.seed if args.seed is not None else random.randrange(2**31)
+    if args.game != "nos":
+        return family_main(parser, args, seed)
+    if args.match:
+        parser.error("--match is for the family games (a Nos hand is one hand)")
+    args.agents = args.agents or ["tactics", "tactics", "tactics"]
+    args.hints = "tactics" if args.hints == "" else args.hints
     try:
         game = Game(args.seat, args.agents, seed, hints=args.hints)
     except (ValueError, MissingExtraError) as exc:  # e.g. an unknown agent, model:PATH without the train extra
@@ -278,6 +292,34 @@ def main(argv: list[str] | None = None) -> int:
         game.console.print(f"record saved: {path} (nos-view {path} -o page.html shows it)", markup=False)
     if not finished:
         game.console.print("quit: the hand was left unfinished", markup=False)
+    return 0
+
+
+def family_main(parser, args, seed: int) -> int:
+    """``nos-play --game GAME``: the same session on a family game (``agents/play_family.py``)."""
+    from .play_family import FamilySession
+
+    if args.game not in FAMILY_GAMES:
+        parser.error(f"unknown game {args.game!r}; known: nos, {', '.join(FAMILY_GAMES)}")
+    if args.agents is None:
+        from .family.games import make_rules
+
+        args.agents = ["greedy"] * (make_rules(args.game).num_players - 1)
+    hints = "greedy" if args.hints == "" else args.hints
+    try:
+        session = FamilySession(args.game, args.seat, args.agents, seed, hints=hints, match=args.match)
+    except (ValueError, MissingExtraError) as exc:
+        parser.error(str(exc))
+    finished = session.play()
+    path = args.save
+    if finished:
+        session.finish()
+        path = path or time.strftime(f"{args.game}-%Y%m%d-%H%M%S.json")
+    if path:
+        session.save(path)
+        session.console.print(f"record saved: {path} (nos-view {path} -o page.html shows it)", markup=False)
+    if not finished:
+        session.console.print("quit: the game was left unfinished", markup=False)
     return 0
 
 

@@ -33,6 +33,7 @@ from .draw.base import CHAR_H, CHAR_W, PIP, PIP_CELLS, PIP_GRID, TILE_BACK, TILE
 from .draw.nos import table_scene
 from .record import LoadedRecord, RecordError, check_record, replay, start_from_record
 from .render import OMNISCIENT, check_viewer
+from .view_family import check_family_record, family_hand_steps, is_family_record
 
 
 def load_records(paths: list[str | Path]) -> list[dict]:
@@ -50,6 +51,11 @@ def load_records(paths: list[str | Path]) -> list[dict]:
             raise RecordError("an empty list: a file holds one hand record or a list of them", path)
         for k, item in enumerate(items):
             record = LoadedRecord(item) if isinstance(item, dict) else item
+            if is_family_record(item):
+                record.path = f"{path}" + (f" [hand {k}]" if isinstance(data, list) else "")
+                check_family_record(record)
+                records.append(record)
+                continue
             if isinstance(record, LoadedRecord):
                 record.path = f"{path}" + (f" [hand {k}]" if isinstance(data, list) else "")
             else:
@@ -60,7 +66,10 @@ def load_records(paths: list[str | Path]) -> list[dict]:
 
 
 def hand_steps(record: dict) -> dict:
-    """One hand's replay: its start and every decision, each with the scene after it."""
+    """One hand's replay: its start and every decision, each with the scene after it (a family
+    record: ``nos_env/view_family.py``)."""
+    if is_family_record(record):
+        return family_hand_steps(record)
     replay(record, verify=True)  # a record that does not replay to its own outcome is refused
     hand = start_from_record(record)
 
@@ -76,7 +85,10 @@ def hand_steps(record: dict) -> dict:
         start = len(hand.events)
         hand.step(text)
         frames.append(frame(decision, start))
-    return {"num_players": hand.num_players, "source": getattr(record, "path", None) or "",
+    scene = table_scene(hand).to_json()
+    return {"kind": "nos", "game": "nos", "score_label": "Chips", "width": scene["width"], "height": scene["height"],
+            "background": scene["background"], "num_players": hand.num_players,
+            "source": getattr(record, "path", None) or "",
             "announcement": str(hand.announcement) if hand.announcement else None,
             "end_reason": hand.end_reason, "chips_start": list(hand.chips_start), "chips": list(hand.chips),
             "frames": frames}
@@ -93,10 +105,9 @@ def page(records: list[dict], viewer: int | str = OMNISCIENT, title: str = "Nos 
     except ValueError:
         raise ValueError(f"the viewer must be a seat 0..{most - 1} of these hands or {OMNISCIENT!r}, "
                          f"got {viewer!r}") from None
-    sample = table_scene(start_from_record(records[0])).to_json()
     data = {
-        "title": title, "viewer": viewer, "hands": hands, "width": sample["width"], "height": sample["height"],
-        "background": sample["background"],
+        "title": title, "viewer": viewer, "hands": hands, "width": hands[0]["width"], "height": hands[0]["height"],
+        "background": hands[0]["background"],
         "style": {"char_w": CHAR_W, "char_h": CHAR_H, "pip": PIP, "face": TILE_FACE, "back": TILE_BACK,
                   "back_line": TILE_BACK_LINE, "pip_grid": PIP_GRID,
                   "pip_cells": {str(k): v for k, v in PIP_CELLS.items()}},
@@ -108,7 +119,7 @@ def page(records: list[dict], viewer: int | str = OMNISCIENT, title: str = "Nos 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="nos-view", description="Write one static HTML page that replays Nos hand records.")
+        prog="nos-view", description="Write one static HTML page that replays Nos hand records and family game records.")
     parser.add_argument("records", nargs="+", metavar="RECORD.json",
                         help="hand record files (nos_env/record.py); a file may hold a JSON list of records")
     parser.add_argument("-o", "--output", metavar="PAGE.html",
@@ -121,7 +132,8 @@ def main(argv: list[str] | None = None) -> int:
     if viewer is None:
         parser.error(f"--viewer must be {OMNISCIENT!r} or a seat number, got {args.viewer!r}")
     output = Path(args.output) if args.output else Path(args.records[0]).with_suffix(".html")
-    title = args.title or "Nos replay: " + ", ".join(Path(p).name for p in args.records)
+    names = ", ".join(Path(p).name for p in args.records)
+    title = args.title or f"Replay: {names}"
     try:
         records = load_records(args.records)
         text = page(records, viewer, title)
@@ -180,7 +192,7 @@ table.chips td, table.chips th { padding: 1px 8px; text-align: right; }
 <h2>Decision</h2><div id="decision"></div>
 <h2>Legal actions</h2><ol id="legal"></ol><div id="legal-note"></div>
 <h2>Applied</h2><ul id="events"></ul>
-<h2>Chips</h2><div id="chips"></div>
+<h2 id="chips-title">Chips</h2><div id="chips"></div>
 </aside>
 </main>
 <script id="replay-data" type="application/json">__DATA__</script>
@@ -245,9 +257,9 @@ function tileSvg(op) {
   }
   return out;
 }
-function sceneSvg(ops) {
-  let out = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${DATA.width} ${DATA.height}"` +
-    ` role="img" aria-label="the table">` + `<rect width="100%" height="100%" fill="${DATA.background}"/>`;
+function sceneSvg(ops, hand) {
+  let out = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${hand.width} ${hand.height}"` +
+    ` role="img" aria-label="the table">` + `<rect width="100%" height="100%" fill="${hand.background}"/>`;
   for (const op of ops) {
     if (op[0] === "rect") out += rectSvg(op[1], op[2], op[3], op[4], op[5], op[6], op[7]);
     else if (op[0] === "text") out += textSvg(op[1], op[2], op[3], op[4], op[5]);
@@ -263,11 +275,12 @@ function show() {
   const [h, k] = STEPS[at];
   const hand = DATA.hands[h], f = hand.frames[k], n = hand.num_players;
   if (viewer !== "omniscient" && viewer >= n) viewer = "omniscient";
-  document.getElementById("table").innerHTML = sceneSvg(f.scene);
+  document.getElementById("table").innerHTML = sceneSvg(f.scene, hand);
   const where = DATA.hands.length > 1 ? `hand ${h + 1} of ${DATA.hands.length}, ` : "";
+  const game = hand.kind === "family" ? `${hand.game}, ` : "";
   const stepText = k === 0 ? "the start" : `decision ${k} of ${hand.frames.length - 1}`;
   document.getElementById("status").textContent =
-    `${where}${stepText} | phase ${f.phase} | ` +
+    `${where}${game}${stepText} | phase ${f.phase} | ` +
     (f.to_move === null ? `hand over (${hand.end_reason})` : `seat ${f.to_move} to move`) + ` | ${viewLabel()}`;
   const d = f.decision;
   document.getElementById("decision").textContent =
@@ -290,7 +303,8 @@ function show() {
   events.innerHTML = "";
   for (const e of f.events) {
     const li = document.createElement("li");
-    li.textContent = `seat ${e.seat}: ${e.action}${e.automatic ? " (automatic)" : ""}`;
+    li.textContent = (e.seat === null ? "" : `seat ${e.seat}: `) + e.action + (e.automatic ? " (automatic)" : "") +
+      (e.note ? `   [${e.note}]` : "");
     if (e.payments.length) {
       const ul = document.createElement("ul");
       for (const p of e.payments) {
@@ -303,7 +317,10 @@ function show() {
     }
     events.appendChild(li);
   }
-  let rows = "<table class=\"chips\"><tr><th>seat</th><th>chips</th><th>this hand</th></tr>";
+  const label = hand.score_label || "Chips";
+  document.getElementById("chips-title").textContent = label;
+  let rows = `<table class="chips"><tr><th>seat</th><th>${label.toLowerCase()}</th>` +
+    `<th>${hand.kind === "family" ? "this game" : "this hand"}</th></tr>`;
   f.chips.forEach((c, s) => {
     const net = c - hand.chips_start[s];
     rows += `<tr><td>${s}</td><td>${c}</td><td>${net >= 0 ? "+" : ""}${net}</td></tr>`;

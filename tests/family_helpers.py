@@ -55,13 +55,14 @@ def engine(request):
 class TablesGame:
     """Table 0 of a one-table FamilyTables, with FamilyGame's test surface."""
 
-    def __init__(self, rules, hands, boneyard, setter=None, scores=None):
+    def __init__(self, rules, hands=None, boneyard=None, setter=None, scores=None, seed=None):
         from nos_env.family_tables import FamilyTables
         self.rules = rules
         self.n = rules.num_players
-        self.tables = FamilyTables(rules.game, 1, num_players=self.n, observation_dtype="float32",
-                                   **rules.options())
-        self.tables.load_deal(0, hands, boneyard, setter=setter, scores=scores)
+        self.tables = FamilyTables(rules.game, 1, num_players=self.n, seed=seed,
+                                   observation_dtype="float32", **rules.options())
+        if hands is not None:
+            self.tables.load_deal(0, hands, boneyard, setter=setter, scores=scores)
 
     @property
     def to_move(self) -> int:
@@ -88,6 +89,14 @@ class TablesGame:
 
     def observe(self, seat: int) -> np.ndarray:
         return self.tables.observe_rows(np.array([0]), np.array([seat]))[0]
+
+
+def seeded(rules, seed: int):
+    """A game dealt from ``seed`` on the engine the fixture chose (FamilyTables table 0 is
+    seeded with ``seed``, which plays FamilyGame(rules, seed)'s game)."""
+    if ENGINE == "tables":
+        return TablesGame(rules, seed=seed)
+    return FamilyGame(rules, seed=seed)
 
 
 def assert_won(g, seat) -> None:

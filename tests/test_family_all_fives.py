@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from family_helpers import assert_legal, position, step, assert_won, engine  # noqa: F401 (engine: fixture)
+from family_helpers import assert_won, position, step
+from family_helpers import engine  # noqa: F401 (the fixture every test here uses)
 
 pytestmark = pytest.mark.usefixtures("engine")
 
@@ -148,3 +149,38 @@ def test_af3_highest_tile_set_single_scores():
     g = position("all_fives", [["4-6", "0-1"], ["3-6", "1-2"]], opening="highest_tile",
                  target_score=None)
     assert g.scores == [10, 0] and g.to_move == 1
+
+
+# all_fives.md Worked example 6 played out: four players, the two reserve tiles [0-3], [1-3]
+# stay in the boneyard (boneyard_reserve=2), every other tile but the four kept hands goes down
+# in one line from the set [3-3] (all on L1), ending on 3 with every 3 down: blocked.
+EX6_LINE = ["3-3", "3-4", "4-4", "4-6", "6-6", "0-6", "0-0", "0-2", "2-2", "2-6", "1-6",
+            "1-1", "1-5", "0-5", "0-4", "4-5", "2-5", "2-3", "3-6", "5-6", "3-5"]
+EX6_KEPT = [["1-2"], ["5-5", "0-1"], ["2-4"], ["1-4"]]  # counts 3, 10 + 1 = 11, 6, 5
+
+
+def ex6_hand(game, **options):
+    """Seat i places tiles i, i+4, ... of the line (A sets [3-3]); returns the game before the
+    last tile, [3-5], which A places."""
+    hands = [EX6_LINE[i::4] + EX6_KEPT[i] for i in range(4)]
+    g = position(game, hands, ["0-3", "1-3"], opening="free", setter=0, boneyard_reserve=2,
+                 target_score=None, **options)
+    step(g, 0, "set 3-3")
+    for i, tile in enumerate(EX6_LINE[1:-1], start=1):
+        step(g, i % 4, f"play {tile} on L1")  # each tile fits L1's open end, nothing else moves
+    return g
+
+
+def test_worked_example6_blocked_award_per_opponent():
+    """all_fives.md Worked example 6 exactly: blocked, the winner counts 3, the others 11, 6, 5:
+    round5(8) + round5(3) + round5(2) = 10 + 5 + 0 = 15. A's last play, [3-5] on L1's 5,
+    leaves E = 6 ([3-3]'s free side, L0) + 3 = 9: no score."""
+    g = ex6_hand("all_fives")
+    step(g, 0, "play 3-5 on L1", [15, 0, 0, 0])
+    assert g.done
+
+
+def test_worked_example6_total_rounding():
+    """all_fives.md Worked example 6 under award_rounding="total": round5(8 + 3 + 2) = 15."""
+    g = ex6_hand("all_fives", award_rounding="total")
+    step(g, 0, "play 3-5 on L1", [15, 0, 0, 0])

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from family_helpers import assert_legal, on_table, position, step, tiles_with, void_tiles, assert_won, engine  # noqa: F401 (engine: fixture)
+from family_helpers import (assert_legal, assert_won, on_table, position, step, tiles_with,
+                            void_tiles)
+from family_helpers import engine  # noqa: F401 (the fixture every test here uses)
 
 pytestmark = pytest.mark.usefixtures("engine")
 
@@ -209,3 +211,14 @@ def test_be6_tie_among_the_double_free_nobody_scores():
     g = _line3(["4-6", "4-5", "3-6", "1-6", "1-4"], ["1-5", "2-3", "2-4", "2-5", "2-6", "3-5"])
     step(g, *LINE3_LAST, [0, 0, 2])
     assert g.done and g.scores == [2, 0, 2]
+
+
+def test_be8_out_without_a_header_scores_one():
+    """BE8: going out with a play that leaves unequal ends scores just the point for the
+    domino: ends 3 and 2, C's last tile [2-4] on the 2 leaves 3 and 4: 0 + 1."""
+    g = position("bergen", [["1-2", "0-0"], ["1-3", "5-5"], ["2-4"]], opening="free", setter=0,
+                 target_score=None)
+    step(g, 0, "set 1-2", [0, 0, 0])
+    step(g, 1, "play 1-3 on L0", [0, 0, 0])
+    step(g, 2, "play 2-4 on L1", [0, 0, 1])
+    assert g.done and g.scores == [0, 0, 1]

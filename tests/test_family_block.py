@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from family_helpers import assert_legal, position, step, assert_won, engine  # noqa: F401 (engine: fixture)
+from family_helpers import assert_legal, assert_won, position, step
+from family_helpers import engine  # noqa: F401 (the fixture every test here uses)
 
 pytestmark = pytest.mark.usefixtures("engine")
 
@@ -180,3 +181,12 @@ def test_f20_team_target():
                  scores=[95, 0, 95, 0])
     step(g, 0, "set 6-6")
     assert g.done and g.scores == [109, 0, 109, 0]
+
+
+def test_bl2_double_nine_set():
+    """F1 / BL2 with tileset="double_nine": [9-9] is the highest double and is set; B has no 9
+    and passes; A goes out with [0-9]; B holds [8-8] and [1-2]: 16 + 3 = 19."""
+    g = position("block", [["9-9", "0-9"], ["8-8", "1-2"]], tileset="double_nine", hand_size=2,
+                 target_score=None)
+    step(g, 1, "pass", [0, 0], legal=["pass"])
+    step(g, 0, "play 0-9 on L1", [19, 0], legal=["play 0-9 on L0", "play 0-9 on L1"])

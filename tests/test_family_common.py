@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from family_helpers import (all_tiles, assert_legal, obs_field, on_table, position, step,
-                            tile_index, tiles_with, void_tiles)
+from family_helpers import (all_tiles, assert_legal, engine, obs_field, on_table, position,  # noqa: F401
+                            seeded, step, tile_index, tiles_with, void_tiles)
 from nos_env.family import encoding as enc
 from nos_env.family.engine import FamilyGame
 from nos_env.family.rules import make_rules, player_counts
@@ -103,7 +103,11 @@ def test_f4_forced_set_is_the_highest_double_or_tile(game, opening):
         assert set_tile == want, (seed, set_tile, want)
         placer = obs_field(g, 0, "placer")[tile_index(set_tile, g.rules.max_pip)]
         setter = int(np.flatnonzero(placer)[0])  # observer 0: offsets are seats
-        if game != "fours":  # FO2: the Fours setter goes on placing while a tile fits
+        if game == "fours":  # FO2/FO3: the setter goes on if a tile of his fits the set
+            ends = set(set_tile.split("-"))
+            goes_on = any(ends & set(t.split("-")) for t in hands[setter])
+            assert g.to_move == (setter if goes_on else (setter + 1) % n), seed
+        else:
             assert g.to_move == (setter + 1) % n
 
 
@@ -144,6 +148,7 @@ def test_contract_action_ids():
 
 
 # ----------------------------------------------------------------- F22 illegal actions
+@pytest.mark.usefixtures("engine")
 def test_f22_illegal_action_raises_and_changes_nothing():
     """F22: an action outside the mask raises ValueError naming the legal ones; the state
     (seat to move, legal actions, scores, observation) is exactly as before."""
@@ -151,8 +156,11 @@ def test_f22_illegal_action_raises_and_changes_nothing():
                            ["0-1", "2-3", "5-6", "0-6", "1-2", "3-5"],
                            ["0-3", "0-4", "0-5", "1-3", "1-4", "1-5"]])
     before = (g.to_move, list(g.legal_actions()), list(g.scores), np.array(g.observe(1)))
-    for bad in (enc.parse("play 0-1 on L0", g.rules), enc.parse("draw", g.rules), -1, 10_000):
-        with pytest.raises(ValueError, match="pass"):
+    for bad in (enc.parse("play 0-1 on L0", g.rules), enc.parse("draw", g.rules)):
+        with pytest.raises(ValueError, match="pass"):  # names the one legal action
+            g.step(bad)
+    for bad in (-1, 10_000):  # not an action id at all: the error names the allowed range
+        with pytest.raises(ValueError, match="85"):
             g.step(bad)
     assert (g.to_move, list(g.legal_actions()), list(g.scores)) == before[:3]
     assert np.array_equal(np.array(g.observe(1)), before[3])
@@ -162,6 +170,7 @@ def test_f22_illegal_action_raises_and_changes_nothing():
 TEAM_HANDS = [["5-5", "5-6"], ["0-0", "0-1"], ["4-5", "2-3"], ["1-1", "2-6"]]
 
 
+@pytest.mark.usefixtures("engine")
 def test_f20_team_out_both_skips_the_partner_who_is_out():
     """F20 team_out="both" (F5: a player who is out is skipped): A goes out, the hand goes on,
     A is skipped; C goes out and team A-C scores team B-D's count, [0-0] + [0-1] + [1-1] = 3."""
@@ -181,6 +190,7 @@ def test_f20_team_out_both_skips_the_partner_who_is_out():
     assert g.done and g.scores == [3, 0, 3, 0]
 
 
+@pytest.mark.usefixtures("engine")
 def test_f20_team_out_one_ends_the_hand():
     """F20 team_out="one": A's last tile ends the hand; team B-D holds [0-0] + [0-1] + [1-1] +
     [2-6] = 0 + 1 + 2 + 8 = 11, which team A-C scores."""
@@ -195,6 +205,7 @@ def test_f20_team_out_one_ends_the_hand():
 
 
 # ----------------------------------------------------------------- F19 later hands
+@pytest.mark.usefixtures("engine")
 def test_f19_tie_last_placer_sets_the_next_hand():
     """F19 (free opening): a blocked hand without a winner (counts A 6, B 6, C 10, F15) is
     followed by a hand set by the player who placed its last tile, B."""
@@ -228,6 +239,7 @@ def test_f19_highest_double_opens_every_hand():
 F23_HANDS = [["4-4", "1-4", "1-1", "1-6"], ["4-6", "1-3", "2-2", "0-0"]]
 
 
+@pytest.mark.usefixtures("engine")
 def test_f23_extra_play_on_ones_own_double():
     """F23 play_on_double: after the set [4-4] A may place one tile on it (either arm) or
     PASS; after [1-1] on L0 the extra tile must go on L0 (not L1, though [1-6] fits L1's 6)."""
@@ -242,6 +254,7 @@ def test_f23_extra_play_on_ones_own_double():
     assert g.done
 
 
+@pytest.mark.usefixtures("engine")
 def test_f23_pass_is_not_evidence():
     """F23: ending the extra play with PASS is a choice, not being stuck (contract seat_void):
     A's void stays empty; B moves next."""
@@ -253,6 +266,7 @@ def test_f23_pass_is_not_evidence():
     assert void_tiles(g, 1, 0) == set() and void_tiles(g, 0, 0) == set()
 
 
+@pytest.mark.usefixtures("engine")
 def test_f23_off_by_default():
     """F23 is off by default: after the set [4-4] the turn passes at once."""
     g = position("block", F23_HANDS, opening="free", setter=0, hand_size=4, target_score=None)
@@ -261,6 +275,7 @@ def test_f23_off_by_default():
 
 
 # ----------------------------------------------------------------- F24 seat_void
+@pytest.mark.usefixtures("engine")
 def test_seat_void_pass_adds_the_fitting_tiles():
     """Contract seat_void on PASS (block.md Examples 6): B passes against 4 and 4: every tile
     with a 4 (off the table) is void for B, in every observer's view (rows are offsets)."""
@@ -276,6 +291,7 @@ def test_seat_void_pass_adds_the_fitting_tiles():
         assert void_tiles(g, observer, 0) == set() and void_tiles(g, observer, 2) == set()
 
 
+@pytest.mark.usefixtures("engine")
 def test_seat_void_stuck_draw_sets_the_fitting_tiles():
     """Contract seat_void on a stuck DRAW (draw.md Examples 1): void[B] = F, the tiles with a
     2 or a 5 (ends 2 and 5); a PLAY changes nothing."""
@@ -294,6 +310,7 @@ def test_seat_void_stuck_draw_sets_the_fitting_tiles():
     assert void_tiles(g, 0, 0) == set()
 
 
+@pytest.mark.usefixtures("engine")
 def test_seat_void_cleared_by_a_new_hand():
     """Contract seat_void: a new hand starts with no evidence (B and C passed in the first)."""
     g = position("block", [["5-5", "5-6"], ["2-3", "6-6"], ["0-0", "1-4"]],
@@ -308,6 +325,7 @@ def test_seat_void_cleared_by_a_new_hand():
         assert all(void_tiles(g, observer, s) == set() for s in range(3))
 
 
+@pytest.mark.usefixtures("engine")
 def test_f20_teams_blocked_tie_nobody_scores():
     """F20 / F15: blocked with team A-C at 3 + 8 = 11 and team B-D at 5 + 6 = 11: no winner."""
     g = position("block", [["6-6", "1-2"], ["0-1", "0-4"], ["0-3", "0-5"], ["0-2", "1-3"]],
@@ -405,6 +423,7 @@ def _award(game, hands, mover):
 SCORING = ("all_fives", "fives_and_threes", "five_up", "bergen")
 
 
+@pytest.mark.usefixtures("engine")
 @pytest.mark.parametrize("game", ["block", "draw", "cross", "double_nine_cross", "matador",
                                   "all_fives", "fives_and_threes", "five_up", "bergen", "fours"])
 def test_random_hands_score_by_the_page_formulas(game):
@@ -415,7 +434,7 @@ def test_random_hands_score_by_the_page_formulas(game):
     rng = np.random.default_rng(7)
     checked_ends = 0
     for seed in range(25):
-        g = FamilyGame(make_rules(game, target_score=None), seed=seed)
+        g = seeded(make_rules(game, target_score=None), seed)
         n = g.rules.num_players
         if game in SCORING and _set_tile(g) is not None:  # the forced set scored already
             s = _play_score(game, g)
@@ -441,6 +460,7 @@ def test_random_hands_score_by_the_page_formulas(game):
     assert checked_ends >= 20
 
 
+@pytest.mark.usefixtures("engine")
 def test_f19_teams_blocked_winning_teams_last_placer_sets_next():
     """F19 with F20 (free opening): in a blocked hand won by team A-C (A [0-1] 1 + C [0-0] 0 = 1
     against B [0-2], [0-3] 5 + D [1-2], [1-3] 7 = 12: 11 points), the next hand is set by the
@@ -500,3 +520,241 @@ def test_contract_deal_order_and_redeal(game, n, k):
         assert int(obs_field(g, 0, "boneyard_size")[0]) == boneyard
     if game == "double_nine_cross":
         assert redeals > 0
+
+
+# ----------------------------------------------------------------- the observation's public facts
+@pytest.mark.parametrize("game,options", [("block", {}), ("block", {"tileset": "double_nine"}),
+                                          ("matador", {}), ("cross", {}), ("five_up", {}),
+                                          ("double_nine_cross", {})])
+def test_describe_and_parse_round_trip(game, options):
+    """The contract's texts: parse(describe(a)) == a for every action id (Matador's side 1 of a
+    double names no action: "a double uses 0")."""
+    rules = make_rules(game, **options)
+    names = all_tiles(rules.max_pip)
+    for a in range(rules.num_actions):
+        text = enc.describe(a, rules)
+        if rules.matching == "seven" and a < 2 * rules.num_tiles * rules.num_arms and a % 2:
+            t = a // 2 // rules.num_arms
+            if names[t].split("-")[0] == names[t].split("-")[1]:
+                continue
+        assert enc.parse(text, rules) == a, (a, text)
+
+
+def _phase(g, seat):
+    return ["opening", "play", "drawn", "continuing"][int(np.argmax(obs_field(g, seat, "phase")))]
+
+
+@pytest.mark.usefixtures("engine")
+def test_observation_phase():
+    """Contract phase: opening while a SET is pending, drawn after a draw under draw_rule="one",
+    continuing in a Fours turn after a placement; play otherwise."""
+    g = position("draw", [["2-5", "0-5", "1-4"], ["0-0", "1-3", "4-6"]], ["1-1", "3-6", "2-4"],
+                 opening="free", setter=0, hand_size=3, draw_rule="one", target_score=None)
+    assert _phase(g, 0) == "opening"
+    step(g, 0, "set 2-5")
+    assert _phase(g, 1) == "play"
+    step(g, 1, "draw")
+    assert _phase(g, 1) == "drawn"
+    g = position("fours", [["6-6", "2-6", "2-5", "0-1", "3-3"], ["0-0", "1-1", "1-2", "0-2", "4-4"],
+                           ["3-4", "0-5", "1-5", "2-2", "5-5"], ["1-6", "0-4", "2-4", "4-6", "5-6"]],
+                 ["1-3", "4-5"], setter=0, target_score=None)
+    step(g, 0, "set 6-6")
+    assert _phase(g, 0) == "continuing"
+
+
+@pytest.mark.usefixtures("engine")
+def test_observation_boneyard_hand_sizes_partner_scores():
+    """F24's public facts in the observation: hand sizes (by seat offset), the boneyard's size
+    and whether a tile above the reserve is left (F11), the partner (F20), the scores divided
+    by score_scale 100 and the target."""
+    g = position("draw", [["6-6", "5-6", "4-6", "0-0", "0-1", "0-2"],
+                          ["0-3", "0-4", "0-5", "1-1", "1-2", "1-3"],
+                          ["0-6", "1-6", "1-4", "1-5", "2-2", "2-3"],
+                          ["2-6", "3-6", "2-4", "2-5", "3-3", "3-4"]],
+                 ["3-5", "4-4", "4-5", "5-5"], hand_size=6, boneyard_reserve=3, teams=True,
+                 scores=[12, 30, 12, 30])
+    # A's [6-6] is set: A holds 5, the others 6; the boneyard holds 4, one above the reserve
+    assert list(obs_field(g, 1, "seat_hand_size")[:4]) == [6, 6, 6, 5]  # offsets from B
+    assert obs_field(g, 1, "boneyard_size")[0] == 4 and obs_field(g, 1, "boneyard_drawable")[0] == 1
+    assert list(obs_field(g, 1, "seat_partner")[:4]) == [0, 0, 1, 0]
+    assert np.allclose(obs_field(g, 1, "seat_score")[:4], [0.30, 0.12, 0.30, 0.12])
+    assert np.isclose(obs_field(g, 1, "target")[0], 1.0)
+    step(g, 1, "draw")
+    assert obs_field(g, 0, "boneyard_size")[0] == 3 and obs_field(g, 0, "boneyard_drawable")[0] == 0
+    assert list(obs_field(g, 0, "seat_hand_size")[:4]) == [5, 7, 6, 6]
+
+
+def _pips(t, one_end=False):
+    a, b = (int(x) for x in t.split("-"))
+    return a if (one_end and a == b) else a + b
+
+
+VARIANTS = [("block", 4, {"teams": True}), ("block", 4, {"teams": True, "team_out": "both"}),
+            ("block", 3, {"blocked_scoring": "total"}), ("block", 3, {"double_counts_one_end": True}),
+            ("block", 2, {"stock_to_winner": True}), ("draw", 4, {"teams": True, "team_out": "both"}),
+            ("draw", 3, {"boneyard_reserve": 3, "stock_to_winner": True}),
+            ("fours", 4, {"blocked_scoring": "total", "stock_to_winner": True}),
+            ("matador", 3, {"double_counts_one_end": True, "boneyard_reserve": 2})]
+
+
+@pytest.mark.usefixtures("engine")
+@pytest.mark.parametrize("game,n,options", VARIANTS,
+                         ids=["-".join([g, str(n)] + [f"{k}={v}" for k, v in o.items()]) for g, n, o in VARIANTS])
+def test_random_hands_end_award_with_options(game, n, options):
+    """F14 (one-end doubles), F16 (difference / total), F17 (the boneyard's pips: the set's
+    pips less the table's and the hands'), F20 (teams, team_out one / both: both partners
+    score the team's award) on 25 random single hands each; nothing scores during play."""
+    rng = np.random.default_rng(3)
+    rules = make_rules(game, num_players=n, target_score=None, **options)
+    one_end, teams = rules.double_counts_one_end, rules.teams
+    total_pips = sum(_pips(t) for t in all_tiles(rules.max_pip))
+    for seed in range(25):
+        g = seeded(rules, seed)
+        while not g.done:
+            mover = g.to_move
+            points = g.step(int(rng.choice(g.legal_actions())))
+            if not g.done:
+                assert list(points) == [0] * n
+                continue
+            hands = _hands(g)
+            counts = [sum(_pips(t, one_end) for t in h) for h in hands]
+            sides = [[0, 2], [1, 3]] if teams else [[s] for s in range(n)]
+            side_of = {s: i for i, side in enumerate(sides) for s in side}
+            need = sides[side_of[mover]] if rules.team_out == "both" else [mover]
+            out = all(not hands[s] for s in need)
+            c = [sum(counts[s] for s in side) for side in sides]
+            if out:
+                w = side_of[mover]
+            else:
+                w = c.index(min(c)) if c.count(min(c)) == 1 else None
+            expected = [0] * n
+            if w is not None:
+                # F16 / F20: the others' counts, less the winner's only in a blocked hand under
+                # "difference" (a team that went out may still hold its other partner's tiles)
+                b = 0 if out or rules.blocked_scoring == "total" else 1
+                award = sum(c[i] - b * c[w] for i in range(len(sides)) if i != w)
+                if rules.stock_to_winner:
+                    award += total_pips - sum(_pips(t) for t in on_table(g)) \
+                        - sum(_pips(t) for h in hands for t in h)
+                for s in sides[w]:
+                    expected[s] = award
+            assert list(points) == expected, (seed, points, expected, hands)
+
+
+# ----------------------------------------------------------------- random matches
+@pytest.mark.usefixtures("engine")
+@pytest.mark.parametrize("game,n,options", [("block", 3, {"opening": "free", "target_score": 40}),
+                                            ("fours", 4, {"target_score": 40}),
+                                            ("draw", 4, {"opening": "free", "teams": True,
+                                                         "target_score": 40})])
+def test_random_matches_f19_free_opening_setter(game, n, options):
+    """F19 over random matches: under a free opening each later hand is set by the last
+    hand's winner (the seat(s) its last step paid; teams: the winning team's player who went
+    out or, blocked, placed a tile last), or without a winner by the player who placed its
+    last tile; F18: the match ends at the first total >= the target."""
+    rng = np.random.default_rng(5)
+    rules = make_rules(game, num_players=n, **options)
+    plays = rules.num_tiles * rules.num_arms
+    hands_checked = 0
+    for seed in range(6):
+        g = seeded(rules, seed)
+        placers = []  # who placed each tile of the current hand, in order
+        while not g.done:
+            mover, start = g.to_move, g.hand_number
+            action = int(rng.choice(g.legal_actions()))
+            points = g.step(action)
+            if action < plays + rules.num_tiles:  # a PLAY or a SET
+                placers.append(mover)
+            assert all(s < rules.target_score for s in g.scores) or g.done
+            if g.done or g.hand_number == start:
+                continue
+            paid = [s for s in range(n) if points[s] > 0]
+            if not paid:
+                setter = placers[-1]
+            else:
+                setter = [s for s in reversed(placers) if s in paid][0]
+            assert g.to_move == setter, (seed, points, placers[-4:])
+            legal = g.legal_actions()
+            assert legal and all(plays <= a < plays + rules.num_tiles for a in legal)
+            hands_checked += 1
+            placers = []
+        assert max(g.scores) >= rules.target_score
+    assert hands_checked >= 6
+
+
+@pytest.mark.usefixtures("engine")
+def test_random_matches_five_up_exact_target():
+    """FU7 over random matches to a target of 20: no total ever passes it, and the match ends
+    exactly when one total equals it."""
+    rng = np.random.default_rng(9)
+    rules = make_rules("five_up", num_players=3, target_score=20)
+    for seed in range(6):
+        g = seeded(rules, seed)
+        steps = 0
+        while not g.done and steps < 3000:
+            g.step(int(rng.choice(g.legal_actions())))
+            steps += 1
+            assert max(g.scores) <= 20
+            assert g.done == (max(g.scores) == 20)
+
+
+# ----------------------------------------------------------------- seat_void over random hands
+def _fitting(g):
+    """F of the contract's seat_void rule, from the public layout: every tile that fits an arm
+    that takes a tile now (equal matching, or Matador's sevens with the four wild matadors)."""
+    names = all_tiles(g.rules.max_pip)
+    obs, layout = np.asarray(g.observe(0)), enc.observation_layout(g.rules)
+    f = {k: obs[layout[k][0]:layout[k][1]].reshape(layout[k][2])
+         for k in ("arm_exists", "arm_playable", "arm_open")}
+    opens = {int(np.argmax(f["arm_open"][k])) for k in range(g.rules.num_arms)
+             if f["arm_exists"][k] and f["arm_playable"][k]}
+    out = set()
+    for t in names:
+        a, b = (int(x) for x in t.split("-"))
+        for o in opens:
+            if g.rules.matching == "seven":
+                if t in ("0-0", "1-6", "2-5", "3-4") or (o != 0 and 7 - o in (a, b)):
+                    out.add(t)
+            elif o in (a, b):
+                out.add(t)
+    return out
+
+
+@pytest.mark.usefixtures("engine")
+@pytest.mark.parametrize("game", ["block", "draw", "cross", "double_nine_cross", "matador",
+                                  "all_fives", "bergen", "five_up", "fours"])
+def test_random_hands_seat_void_rule(game):
+    """The contract's seat_void rule on 6 random single hands per game: a PASS adds F to the
+    passer's void, a stuck DRAW sets it to F, Matador's draw (at will) empties it, the end of
+    a Fours turn (nothing more fits) adds F; nothing else changes anyone's void. Checked in
+    every observer's view, on the tiles off the table."""
+    rng = np.random.default_rng(11)
+    rules = make_rules(game, target_score=None)
+    n = rules.num_players
+    for seed in range(6):
+        g = seeded(rules, seed)
+        voids = [set() for _ in range(n)]
+        while not g.done:
+            mover = g.to_move
+            action = int(rng.choice(g.legal_actions()))
+            kind = enc.describe(action, rules).split()[0]
+            fits = _fitting(g)
+            g.step(action)
+            if g.done:
+                break
+            if kind == "pass":
+                voids[mover] |= fits
+            elif kind == "draw":
+                voids[mover] = set() if game == "matador" else set(fits)
+            elif game == "fours" and g.to_move != mover:  # the turn ended by itself (FO6)
+                voids[mover] |= _fitting(g)
+            layout = enc.observation_layout(rules)
+            names = np.array(all_tiles(rules.max_pip))
+            for observer in range(n):
+                obs = np.asarray(g.observe(observer))
+                start, stop, shape = layout["seat_void"]
+                rows = obs[start:stop].reshape(shape)
+                table = set(names[np.flatnonzero(obs[layout["on_table"][0]:layout["on_table"][1]])])
+                for s in range(n):
+                    got = set(names[np.flatnonzero(rows[(s - observer) % n])])
+                    assert got - table == voids[s] - table, (seed, observer, s, kind)

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from family_helpers import assert_legal, position, step, assert_won, engine  # noqa: F401 (engine: fixture)
+from family_helpers import assert_legal, position, step
+from family_helpers import engine  # noqa: F401 (the fixture every test here uses)
 
 pytestmark = pytest.mark.usefixtures("engine")
 
@@ -116,3 +117,14 @@ def test_f9_draw_rule_one_drawn_tile_that_fits_must_be_played():
     step(g, 0, "set 2-5")
     step(g, 1, "draw", legal=["draw"])
     step(g, 1, "play 2-4 on L0", legal=["play 2-4 on L0"])
+
+
+def test_f23_no_draw_for_the_extra_tile():
+    """F23 ("He may not draw for it"): A sets [4-4] with play_on_double and holds no other 4:
+    his extra play offers PASS only, no DRAW, though 22 tiles are in the boneyard."""
+    g = position("draw", [["4-4", "0-1", "0-2"], ["1-4", "1-2", "1-3"]], opening="free", setter=0,
+                 hand_size=3, play_on_double=True, target_score=None)
+    step(g, 0, "set 4-4")
+    step(g, 0, "pass", legal=["pass"])
+    assert_legal(g, ["play 1-4 on L0", "play 1-4 on L1"])
+    assert g.to_move == 1

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from family_helpers import assert_legal, position, step, assert_won, engine  # noqa: F401 (engine: fixture)
+from family_helpers import assert_legal, assert_won, position, step
+from family_helpers import engine  # noqa: F401 (the fixture every test here uses)
 from test_family_all_fives import BLOCKED_HANDS, BLOCKED_PLAYS, OUT_HANDS
 
 pytestmark = pytest.mark.usefixtures("engine")
@@ -156,3 +157,37 @@ def test_fu6_award_table_boundaries():
     step(g, 2, "play 4-6 on L1", [0, 0, 0, 0])     # E = 5 + 4 = 9
     step(g, 3, "play 4-5 on L1", [0, 0, 0, 2])     # E = 5 + 5 = 10
     step(g, 0, "play 3-5 on L0", [3, 0, 0, 0])     # E = 8; out: 1 + 2 + 0 = 3
+
+
+CROSSWISE_HANDS = [["2-4", "0-4", "6-6", "5-6", "3-5"],
+                   ["4-4", "2-2", "0-0", "0-5", "3-6"],
+                   ["1-4", "1-3", "1-1", "1-5", "1-6"],
+                   ["3-4", "2-3", "3-3", "2-5", "0-6"]]
+
+
+def _crosswise(spinners):
+    g = position("five_up", CROSSWISE_HANDS, setter=0, spinners=spinners, target_score=None)
+    for seat, text, points in [(0, "set 2-4", 0), (1, "play 4-4 on L1", 2), (2, "play 1-4 on L1", 0),
+                               (3, "play 3-4 on A2", 0), (0, "play 0-4 on A3", 0),
+                               (1, "play 2-2 on L0", 0), (2, "play 1-3 on L1", 2)]:
+        step(g, seat, text, [points if s == seat else 0 for s in range(4)])  # as Worked example 5
+    # [3-3] across arm 2 (which shows 3): E = 4 ([2-2] on L0) + 3 + 6 + 0 = 13, nothing
+    step(g, 3, "play 3-3 on A2", [0, 0, 0, 0])
+    # [3-5] beyond it: E = 4 + 3 + 5 + 0 = 12, nothing; under "every" [3-3] spins: arms 4, 5 at 3
+    step(g, 0, "play 3-5 on A2", [0, 0, 0, 0])
+    return g
+
+
+def test_fu3_a_double_on_a_crosswise_arm_spins():
+    """FU3 / F7 (spinners="every"): a double in a crosswise arm spins once a tile lies beyond
+    it; its arms take the next numbers, 4 and 5 (the [2-2] on L0 has nothing beyond it yet).
+    Ends L0 2 (double), L1 3, A2 5, A3 0, A4 3, A5 3."""
+    g = _crosswise("every")
+    assert_legal(g, ["play 0-0 on A3", "play 0-5 on A2", "play 0-5 on A3", "play 3-6 on L1",
+                     "play 3-6 on A4", "play 3-6 on A5"])
+
+
+def test_fu3_spinners_first_only_the_first_double():
+    """FU3 spinners="first": [4-4] was the first double; [3-3] does not spin, no arms 4, 5."""
+    g = _crosswise("first")
+    assert_legal(g, ["play 0-0 on A3", "play 0-5 on A2", "play 0-5 on A3", "play 3-6 on L1"])

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from family_helpers import position, step, assert_won, engine  # noqa: F401 (engine: fixture)
-from test_family_all_fives import BLOCKED_HANDS, BLOCKED_PLAYS, LINE_HANDS, OUT_HANDS
+from family_helpers import assert_won, position, step
+from family_helpers import engine  # noqa: F401 (the fixture every test here uses)
+from test_family_all_fives import BLOCKED_HANDS, BLOCKED_PLAYS, LINE_HANDS, OUT_HANDS, ex6_hand
 
 pytestmark = pytest.mark.usefixtures("engine")
 
@@ -50,3 +51,26 @@ def test_ft2_blocked_award_is_not_rounded():
     for (seat, text), points in zip(BLOCKED_PLAYS, expected):
         step(g, seat, text, points)
     assert g.done and g.scores == [43, 5]
+
+
+def test_f18_target_reached_by_the_next_hands_forced_set():
+    """F18 / F19 / FT1 / AF3: B goes out at once (hand 1: A's forced [1-1], then B's [0-1]:
+    E = 0 + 2 = 2) and scores A's [1-3] 4 + C's [2-4], [3-5] 14 = 18. Hand 2 is dealt from the
+    game's stream (from_deal's games use seed 0; the contract's deal of seed 0 gives A the
+    highest double [6-6]: A [1-3] [1-4] [1-5] [2-3] [6-6], B [0-1] [0-2] [0-5] [2-2] [4-4],
+    C [0-6] [2-5] [3-5] [3-6] [4-6]); its forced set counts 12, a multiple of 3: A, at 88,
+    reaches 100 within the same step and wins the match."""
+    g = position("fives_and_threes", [["1-1", "1-3"], ["0-1"], ["2-4", "3-5"]],
+                 scores=[88, 0, 0])
+    step(g, 1, "play 0-1 on L0", [12, 18, 0])
+    assert_won(g, 0)
+    assert g.scores == [100, 18, 0]
+
+
+def test_worked_example7_blocked_award_unrounded():
+    """fives_and_threes.md Worked example 7 exactly (the All Fives example 6 hand): the winner
+    (3) scores (11 - 3) + (6 - 3) + (5 - 3) = 13; his last play leaves E = 6 + 3 = 9, a
+    multiple of 3: 9 + 13 = 22."""
+    g = ex6_hand("fives_and_threes")
+    step(g, 0, "play 3-5 on L1", [22, 0, 0, 0])
+    assert g.done

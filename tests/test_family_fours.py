@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from family_helpers import assert_legal, on_table, position, step, tiles_with, void_tiles, assert_won, engine  # noqa: F401 (engine: fixture)
+from family_helpers import assert_legal, on_table, position, step, tiles_with, void_tiles
+from family_helpers import engine  # noqa: F401 (the fixture every test here uses)
 
 pytestmark = pytest.mark.usefixtures("engine")
 
@@ -18,6 +19,24 @@ HANDS = [["6-6", "2-6", "2-5", "0-1", "3-3"],
          ["3-4", "0-5", "1-5", "2-2", "5-5"],
          ["1-6", "0-4", "2-4", "4-6", "5-6"]]
 TOP = ["1-3", "4-5"]
+
+
+def _to_the_last_tile(g):
+    for seat, text in ((0, "set 6-6"), (0, "play 2-6 on L0"), (0, "play 2-5 on L0"), (1, "draw"),
+                       (1, "draw"), (1, "play 4-5 on L0"), (1, "play 4-4 on L0"),
+                       (2, "play 3-4 on L0"), (3, "play 1-6 on L1"), (0, "play 3-3 on L0")):
+        step(g, seat, text, [0, 0, 0, 0])
+
+
+def test_fo5_options_one_end_doubles_and_stock_to_winner():
+    """FO5 with F14 and F17 on Worked example 3's hand: with double_counts_one_end B counts
+    0 + 1 + 3 + 2 + 4 = 10 and C 5 + 6 + 2 + 5 = 18 (D 31 as before): 59. With
+    stock_to_winner the six tiles left in the boneyard, [0-3] [0-6] [1-4] [2-3] [3-5] [3-6]
+    (3 + 6 + 5 + 5 + 8 + 9 = 36), are added: 67 + 36 = 103."""
+    for options, award in (({"double_counts_one_end": True}, 59), ({"stock_to_winner": True}, 103)):
+        g = position("fours", HANDS, TOP, setter=0, target_score=None, **options)
+        _to_the_last_tile(g)
+        step(g, 0, "play 0-1 on L1", [award, 0, 0, 0])
 
 
 def test_worked_examples_1_2_3_several_tiles_per_turn():
@@ -99,3 +118,31 @@ def test_fo4_empty_boneyard_pass_and_fo3_continuing():
          legal=[f"play {t} on L{k}" for t in ("0-6", "1-6", "2-6", "3-6", "4-6", "5-6") for k in (0, 1)])
     assert_legal(g, [f"play {t} on L1" for t in ("1-6", "2-6", "3-6", "4-6", "5-6")])
     assert g.to_move == 2
+
+
+# Every tile dealt; A places all seven 0-tiles and three others in his first turn, coming back
+# to 0 at both ends: the hand is blocked in the middle of his turn.
+BLOCK_HANDS = [["0-0", "0-1", "1-2", "0-2", "0-3", "3-4", "0-4", "0-5", "5-6", "0-6", "1-1"],
+               ["1-3", "1-4", "1-5", "1-6", "2-2", "2-3"],   # 4 + 5 + 6 + 7 + 4 + 5 = 31
+               ["2-4", "2-5", "2-6", "3-3", "3-5", "3-6"],   # 6 + 7 + 8 + 6 + 8 + 9 = 44
+               ["4-4", "4-5", "4-6", "5-5", "6-6"]]          # 8 + 9 + 10 + 10 + 12 = 49
+BLOCK_TURN = ["set 0-0", "play 0-1 on L0", "play 1-2 on L0", "play 0-2 on L0", "play 0-3 on L1",
+              "play 3-4 on L1", "play 0-4 on L1", "play 0-5 on L0", "play 5-6 on L0"]
+
+
+def test_f13_blocked_in_the_middle_of_a_turn():
+    """F13 / FO3 / FO5: A's turn goes on while a tile fits; after [0-6] both ends show 0 and
+    every 0 is down: blocked at once. A keeps [1-1] (2): he scores (31 - 2) + (44 - 2) +
+    (49 - 2) = 118; with blocked_scoring="total" 31 + 44 + 49 = 124."""
+    for scoring, award in (("difference", 118), ("total", 124)):
+        g = position("fours", BLOCK_HANDS, setter=0, blocked_scoring=scoring, target_score=None)
+        step(g, 0, BLOCK_TURN[0], [0, 0, 0, 0])
+        step(g, 0, BLOCK_TURN[1], [0, 0, 0, 0],
+             legal=[f"play 0-{x} on L{k}" for x in range(1, 7) for k in (0, 1)])
+        # ends 1 and 0: [1-2], [1-1] on L0; the other 0s on L1
+        step(g, 0, BLOCK_TURN[2], [0, 0, 0, 0],
+             legal=["play 1-2 on L0", "play 1-1 on L0"] + [f"play 0-{x} on L1" for x in range(2, 7)])
+        for text in BLOCK_TURN[3:]:
+            step(g, 0, text, [0, 0, 0, 0])
+        step(g, 0, "play 0-6 on L0", [award, 0, 0, 0])
+        assert g.done

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from family_helpers import assert_legal, position, step, void_tiles, assert_won, engine  # noqa: F401 (engine: fixture)
+from family_helpers import assert_legal, position, step, void_tiles
+from family_helpers import engine  # noqa: F401 (the fixture every test here uses)
 
 pytestmark = pytest.mark.usefixtures("engine")
 
@@ -109,3 +110,29 @@ def test_ma5_reserve_zero_draws_the_whole_boneyard():
     for _ in range(3):
         step(g, 1, "draw", legal=["draw"])
     step(g, 1, "pass", legal=["pass"])
+
+
+# A blocked hand (MA8) with every tile dealt: [0-0] set, the three other matadors go down and
+# both ends come back to 0, which only a matador could take.
+BLOCK_LINE = [(0, "set 0-0"),
+              (1, "play 1-6 on L0 leaving 1"),   # wild: 1 outward
+              (2, "play 0-6 on L0 leaving 0"),   # 6 + 1 = 7
+              (0, "play 2-5 on L0 leaving 2"),   # wild
+              (1, "play 0-5 on L0 leaving 0"),   # 5 + 2 = 7
+              (2, "play 3-4 on L1 leaving 3")]   # wild
+BLOCK_HANDS = [["0-0", "2-5", "0-4", "0-1", "0-2"],                    # keeps 1 + 2 = 3
+               ["1-6", "0-5", "0-3", "1-1", "1-2", "1-3", "1-4", "1-5", "2-2", "2-3", "2-4"],
+               ["0-6", "3-4", "2-6", "3-3", "3-5", "3-6", "4-4", "4-5", "4-6", "5-5", "5-6", "6-6"]]
+
+
+def test_ma8_blocked_hand_difference_and_total():
+    """MA8 / MA6 / F16: after [0-4] on L1 (4 + 3 = 7, leaving 0) both ends show 0 and every
+    matador is down: blocked. Counts: A 3; B 3+2+3+4+5+6+4+5+6 = 38; C 8+6+8+9+8+9+10+10+11+12
+    = 91. A scores (38 - 3) + (91 - 3) = 123; with blocked_scoring="total" 38 + 91 = 129."""
+    for scoring, award in (("difference", 123), ("total", 129)):
+        g = position("matador", BLOCK_HANDS, opening="free", setter=0, blocked_scoring=scoring,
+                     target_score=None)
+        for seat, text in BLOCK_LINE:
+            step(g, seat, text, [0, 0, 0])
+        step(g, 0, "play 0-4 on L1 leaving 0", [award, 0, 0])
+        assert g.done and g.scores == [award, 0, 0]

@@ -194,3 +194,74 @@ def test_q_quits_cleanly(tmp_path):
         assert "Traceback" not in text
     finally:
         term.close()
+
+
+# ------------------------------------------------------------------ a family game (nos-play --game)
+FAMILY_PROMPT_VIEW = "seat 0's view"
+
+
+def test_family_bad_arguments_are_refused(capsys):
+    for argv, message in [(["--game", "draw", "--agents"] + ["random"] * 5, "draw is played by 2, 3, 4, 5 players: give 1 to 4 agents, got 5"),
+                          (["--game", "blind", "--agents", "search", "random"], "search is not implemented for blind"),
+                          (["--game", "draw", "--agents", "tactics"], "unknown agent 'tactics' for draw"),
+                          (["--game", "chess"], "unknown game 'chess'"),
+                          (["--match"], "--match is for the family games")]:
+        with pytest.raises(SystemExit):
+            main(argv)
+        assert message in capsys.readouterr().err, argv
+
+
+@pytest.mark.skipif(TMUX is None, reason="tmux is not installed (apt-get install tmux; .ci/run installs it)")
+def test_a_person_plays_a_family_hand_in_a_real_terminal(tmp_path):
+    """Draw, 3 players: seat 0 sees only its own tiles, types one move as text and the rest by
+    number; the screen's result is the saved record's, and the record replays."""
+    from nos_env.family.record import replay as family_replay
+
+    record_path = tmp_path / "draw.json"
+    term = Terminal(tmp_path, f"{sys.executable} -m agents.play --game draw --agents greedy random "
+                              f"--seed 5 --hints --save {record_path}")
+    try:
+        text = term.wait_input(0)
+        view = last_view(text)
+        assert "Draw, 3 players, single hand" in view
+        assert re.search(r"seat 0: score +0  \[(\d-\d ?)+\]", view), view
+        for s in (1, 2):
+            assert re.search(rf"seat {s}: score +0  \[\d+ tiles\]", view), view
+        assert re.search(r"Boneyard: \d+ tiles", view) and "hint: greedy would" in view
+        typed, asked = [], 1
+        for _ in range(100):
+            if "EXITED" in text:
+                break
+            moves = listed_moves(last_view(text))
+            if not typed and len(moves) > 1:
+                typed.append(moves[2])  # "play 3-5 on L1": the family grammar, typed
+                term.send(moves[2])
+            else:
+                term.send("1")
+            text = term.wait_input(asked)
+            asked += 1
+        assert "EXITED 0" in text, text[-3000:]
+        assert typed, "seat 0 never had two moves to choose from: pick another seed"
+        assert "not understood" not in text and "Traceback" not in text
+        assert f"seat 0 (you): {typed[0]}" in text  # the typed move was played as typed
+        assert "every hand face up" in text and "result: " in text
+        assert f"record saved: {record_path}" in text.replace("\n", "")
+        record = json.loads(record_path.read_text())
+        game = family_replay(record)  # every action legal, in order
+        assert game.done and record["game"] == "draw" and record["options"]["target_score"] is None
+        assert list(game.scores) == record["scores"]
+        for s, name in enumerate(("you", "greedy", "random")):
+            assert f"seat {s} ({name}): score {game.scores[s]}" in text
+        winner = game.winner
+        assert (f"result: won by seat {winner}" in text) if winner is not None else "no winner" in text
+        # Nobody else's tiles were shown before the end; seat 0's dealt tiles were on its first screen.
+        during = text[:text.index("every hand face up")]
+        for s in (1, 2):
+            assert not re.search(rf"seat {s}: score +\d+  \[\d-\d", during)
+        first = re.search(r"seat 0: score +0  \[((?:\d-\d ?)+)\]", text)[1].split()
+        from nos_env.family.engine import FamilyGame
+        from nos_env.family.rules import make_rules
+        start = FamilyGame(make_rules("draw", 3, target_score=None), seed=5)
+        assert sorted(first) == sorted(f"{a}-{b}" for a, b in (start.hand.layout.ts.tiles[t] for t in start.hand.hands[0]))
+    finally:
+        term.close()

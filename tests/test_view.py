@@ -228,3 +228,134 @@ def test_dump_dom_from_the_command_line(replay_page):
     status = re.search(r'<div id="status">(.*?)</div>', done.stdout).group(1)
     hand = hand_after(load(GAME16), 5)
     assert status == f"hand 1 of 2, decision 5 of 45 | phase {hand.phase} | seat {hand.to_move} to move | view: seat 2"
+
+
+# ------------------------------------------------------------------ family records (issue 17)
+def family_record(game: str, seed: int, players: int = 3) -> dict:
+    """A finished single game of ``game`` from ``seed``, its decisions drawn at random (seeded)."""
+    import random
+
+    rnd = random.Random(seed)
+    if game == "blind":
+        from nos_env.family.blind import BlindGame, make_blind_rules
+
+        g = BlindGame(make_blind_rules(players), seed)
+    else:
+        from nos_env.family.engine import FamilyGame
+        from nos_env.family.rules import make_rules
+
+        g = FamilyGame(make_rules(game, players, target_score=None), seed=seed)
+    while not g.done:
+        g.step(rnd.choice(g.legal_actions()))
+    return g.record()
+
+
+def family_after(record: dict, steps: int):
+    from nos_env.view_family import _start
+
+    g = _start(record)
+    for a in record["actions"][:steps]:
+        g.step(a)
+    return g
+
+
+@pytest.fixture(scope="module")
+def family_page(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("family-view")
+    path = folder / "cross.json"
+    path.write_text(json.dumps(family_record("cross", 4)))
+    out = folder / "cross.html"
+    assert main([str(path), "-o", str(out)]) == 0
+    return path, out
+
+
+@pytest.mark.parametrize("game", ["draw", "matador", "five_up", "blind"])
+def test_a_family_record_becomes_a_page_of_its_decisions(tmp_path, game):
+    from nos_env.family_backends import encoding_module
+
+    record = family_record(game, 3)
+    path = tmp_path / f"{game}.json"
+    path.write_text(json.dumps(record))
+    out = tmp_path / f"{game}.html"
+    assert main([str(path), "-o", str(out)]) == 0
+    hand = page_data(out.read_text())["hands"][0]
+    assert hand["kind"] == "family" and hand["game"] == game
+    assert len(hand["frames"]) == len(record["actions"]) + 1
+    enc = encoding_module(game)
+    for k in (1, len(record["actions"])):
+        before = family_after(record, k - 1)
+        decision = hand["frames"][k]["decision"]
+        assert decision["seat"] == before.to_move
+        assert decision["legal"] == [enc.describe(a, before.rules) for a in before.legal_actions()]
+        assert decision["taken"] == enc.describe(record["actions"][k - 1], before.rules)
+    end = family_after(record, len(record["actions"]))
+    assert hand["frames"][-1]["chips"] == list(end.scores) == hand["chips"]
+    assert hand["frames"][-1]["to_move"] is None and hand["end_reason"].startswith(("winner", "no winner"))
+    # Every tile of the deal is on the last scene once (face up or down: its owner decides).
+    tiles = [op for op in hand["frames"][-1]["scene"] if op[0] == "tile"]
+    assert len(tiles) == end.rules.num_tiles - (len(end.aside) if game == "blind" else 0)
+
+
+def test_a_family_record_that_does_not_replay_to_its_scores_is_refused(tmp_path, capsys):
+    record = family_record("draw", 3)
+    record["scores"] = [s + 1 for s in record["scores"]]
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(record))
+    assert main([str(path), "-o", str(tmp_path / "bad.html")]) == 2
+    assert "the record says the scores are" in capsys.readouterr().err
+    record = family_record("draw", 3)
+    record["actions"][2] = record["actions"][2] + 1000  # not an action of the game
+    path.write_text(json.dumps(record))
+    assert main([str(path), "-o", str(tmp_path / "bad.html")]) == 2
+    assert "decision 2: action" in capsys.readouterr().err and not (tmp_path / "bad.html").exists()
+
+
+def family_visible_tiles(game, viewer) -> int:
+    """Tile faces a viewer sees: the layout, and his own hand (every hand and the boneyard for None)."""
+    hand = game.hand
+    shown = len(hand.layout.tile_arm)  # every tile on the table, the set tile included
+    held = sum(len(h) for s, h in enumerate(hand.hands) if viewer is None or s == viewer)
+    return shown + held + (len(hand.boneyard) if viewer is None else 0)
+
+
+@needs_browser
+def test_a_family_page_in_the_browser(browser, family_page):
+    path, out = family_page
+    record = json.loads(path.read_text())
+    browser.open(out.as_uri())
+    start = family_after(record, 0)
+    assert browser.evaluate(STATUS) == (f"cross, the start | phase hand 1 | seat {start.to_move} to move | "
+                                        "view: every hand (omniscient)")
+    for k in range(1, 4):
+        browser.press(*RIGHT)
+        assert browser.evaluate(STATUS).startswith(f"cross, decision {k} of {len(record['actions'])} | ")
+    before = family_after(record, 2)
+    assert browser.evaluate("document.getElementById('decision').textContent") == (
+        f"seat {before.to_move} chose: {browser.evaluate('DATA.hands[0].frames[3].decision.taken')}")
+    legal = browser.evaluate("[...document.querySelectorAll('#legal li')].map(li => li.textContent)")
+    from nos_env.family.encoding import describe
+    assert legal == [describe(a, before.rules) for a in before.legal_actions()]
+    assert browser.evaluate("document.querySelector('#legal li.taken').textContent") == describe(
+        record["actions"][2], before.rules)
+    assert browser.evaluate("document.getElementById('chips-title').textContent") == "Scores"
+    # The one-seat view: only that seat's tiles face up (faces are ivory rectangles with pips).
+    faces = "[...document.querySelectorAll('#table rect')].filter(r => r.getAttribute('fill') === '%s').length"
+    face = browser.evaluate("DATA.style.face")
+    omniscient = browser.evaluate(faces % face)
+    after = family_after(record, 3)
+    assert omniscient == family_visible_tiles(after, None)
+    browser.press(*V)  # omniscient -> seat 0
+    assert browser.evaluate(STATUS).endswith("| view: seat 0")
+    assert browser.evaluate(faces % face) == family_visible_tiles(after, 0) < omniscient
+    decider = before.to_move
+    assert (browser.evaluate("document.querySelectorAll('#legal li').length") > 0) == (decider == 0)
+    browser.press(*END)
+    end = family_after(record, len(record["actions"]))
+    assert "hand over (" in browser.evaluate(STATUS)
+    scores = browser.evaluate("[...document.querySelectorAll('#chips td:nth-child(2)')].map(td => +td.textContent)")
+    assert scores == list(end.scores) == record["scores"]
+    shot = Image.open(io.BytesIO(browser.screenshot())).convert("RGB")
+    (out.parent / "family.png").write_bytes(browser.screenshot())
+    pixels = np.asarray(shot).reshape(-1, 3)
+    assert np.all(pixels == (0x2f, 0x6b, 0x45), axis=1).mean() > 0.2  # the felt
+    assert np.all(pixels == (0xf7, 0xf2, 0xe2), axis=1).sum() > 1000  # tile faces
