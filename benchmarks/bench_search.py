@@ -7,7 +7,8 @@ is also asked every decision the Search with the compiled Tactics (the default) 
 right after it (its answer is not played), and the ratio of their speeds is printed: timed
 turn by turn on the same positions, the two see the same load on a shared machine.
 
-One-hand episodes on the vector env. At each table one seat is the search
+Both at the budget Search had before the compiled Tactics (``agents.search.OLD_BUDGET``: 64
+rollouts for every decision, 8 announcements searched). One-hand episodes on the vector env. At each table one seat is the search
 agent, rotating by one seat every hand (table b, hand h: seat (b + h) % n),
 the others greedy. Prints the search seat's mean chip change per hand (the
 greedy seats' mean is minus that over n-1: chips are zero-sum) with its
@@ -29,15 +30,16 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import nos_env  # noqa: E402
 from agents.base import BatchContext  # noqa: E402
 from agents.greedy import GreedyAgent  # noqa: E402
-from agents.search import SearchAgent  # noqa: E402
+from agents.search import OLD_BUDGET, SearchAgent  # noqa: E402
 
 
 def run(hands: int, players: int = 4, rollouts: int = 64, num_envs: int = 16, seed: int = 1,
         compare: bool = False) -> dict:
     venv = nos_env.vector_env(num_envs=num_envs, num_players=players, seed=seed)
     obs, masks, current = venv.reset()
-    search = SearchAgent(seed=seed, rollouts=rollouts)
-    old = SearchAgent(seed=seed, rollouts=rollouts, compiled=False) if compare else None
+    # The budget of the Search before the compiled Tactics (OLD_BUDGET), for both: the same work.
+    search = SearchAgent(seed=seed, rollouts=rollouts, **OLD_BUDGET)
+    old = SearchAgent(seed=seed, rollouts=rollouts, compiled=False, **OLD_BUDGET) if compare else None
     old_time, same = 0.0, 0
     greedy = GreedyAgent(seed=seed + 1)
     episode = np.zeros(num_envs, np.int64)
