@@ -77,7 +77,8 @@ greedy scorer above.
 
 Budget (defaults): ``rollouts=64`` rollouts per decision in all, split evenly
 over the candidates with at least ``min_rollouts=2`` each; a set or announcement
-decision (once a hand, and it decides the game played) gets ``opening_rollouts=4096``;
+decision (once a hand, and it decides the game played) gets ``opening_rollouts="auto"``,
+64 times ``rollouts`` (4,096; None: as many as a play);
 ``announce_top_k=24`` announcements searched. A typical play decision has 2-6
 candidates, so 10-32 rollouts each. The speed of the compiled Tactics paid for the
 opening budget, which is where Search gains most over Tactics (docs/agents.md);
@@ -127,7 +128,7 @@ class SearchAgent(Agent):
         prior: str | None = "tactics",
         margin: float = 2.0,
         compiled: bool = True,
-        opening_rollouts: int | None = 4096,
+        opening_rollouts: int | str | None = "auto",
         tie_noise: bool = True,
     ):
         super().__init__(seed)
@@ -143,8 +144,10 @@ class SearchAgent(Agent):
         if rollouts < 1 or min_rollouts < 1 or announce_top_k < 1:
             raise ValueError("rollouts, min_rollouts and announce_top_k must be positive")
         self.rollouts = int(rollouts)
-        if opening_rollouts is not None and opening_rollouts < 1:
-            raise ValueError(f"opening_rollouts must be positive or None, got {opening_rollouts!r}")
+        if opening_rollouts == "auto":
+            opening_rollouts = OPENING_PER_ROLLOUT * self.rollouts
+        if opening_rollouts is not None and (isinstance(opening_rollouts, str) or opening_rollouts < 1):
+            raise ValueError(f"opening_rollouts must be 'auto', a positive number or None, got {opening_rollouts!r}")
         #: the budget of a set or announcement decision (once a hand, and the one that decides the
         #: game played); None: ``rollouts``
         self.opening_rollouts = None if opening_rollouts is None else int(opening_rollouts)
@@ -363,6 +366,9 @@ class SearchAgent(Agent):
                                             auto_forced=True, observation_dtype="float32")
         return self._scratch[key]
 
+
+#: A set or announcement decision's budget by default: this many times a play's.
+OPENING_PER_ROLLOUT = 64
 
 #: The Search of before the compiled Tactics searched 8 announcements and gave set and
 #: announcement decisions the same budget as plays.

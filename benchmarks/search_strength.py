@@ -62,13 +62,15 @@ def main() -> None:
     parser.add_argument("--min-rollouts", type=int, default=2)
     parser.add_argument("--margin", type=float, default=2.0)
     parser.add_argument("--opening-rollouts", type=int, default=None)
-    parser.add_argument("--announce-top-k", type=int, default=8)
+    parser.add_argument("--announce-top-k", type=int, default=24)
     parser.add_argument("--opponent", default="tactics", choices=("tactics", "search-python"))
     parser.add_argument("--python", action="store_true", help="the Search under test uses the Python Tactics")
     parser.add_argument("--tables", type=int, default=256)
     args = parser.parse_args()
     options = dict(rollouts=args.rollouts, min_rollouts=args.min_rollouts, margin=args.margin,
-                   announce_top_k=args.announce_top_k, opening_rollouts=args.opening_rollouts)
+                   announce_top_k=args.announce_top_k)
+    if args.opening_rollouts is not None:  # else Search's default ("auto": 64 times --rollouts)
+        options["opening_rollouts"] = args.opening_rollouts
     search = SearchAgent(seed=args.seed * 7 + 1, compiled=not args.python, **options)
     search.name = "search-new" if args.opponent == "search-python" else "search"
     if args.opponent == "search-python":
