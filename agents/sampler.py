@@ -69,6 +69,7 @@ from nos_env.tiles import (ALL_TILES_MASK, DOUBLE_INDEX, DOUBLES_MASK, NUM_TILES
                            popcount)
 
 _UNCAPPED = 99
+TILE_BITS = np.left_shift(np.int64(1), np.arange(NUM_TILES, dtype=np.int64))
 
 
 def _view(obs: np.ndarray, name: str) -> np.ndarray:
@@ -153,20 +154,20 @@ def read_constraints(obs: np.ndarray) -> HiddenConstraints:
     passed = _view(obs, "seat_passed_tiles")
     declared = [bool(x > 0.5) for x in _view(obs, "seat_declared")[:n]]
     placer = _view(obs, "layout_placer")  # [28, MAX_SEATS]
-    placed = [0] * n
-    for t in np.flatnonzero(_view(obs, "layout_tiles") > 0.5):
-        r = int(np.argmax(placer[t]))
-        placed[r] |= 1 << int(t)
+    on = _view(obs, "layout_tiles") > 0.5
+    who = placer.argmax(axis=1)  # (one vectorised pass: this runs once per searched decision)
+    placed = [int(TILE_BITS[on & (who == r)].sum()) for r in range(n)]
     on_set = _view(obs, "seat_on_set")[:n]
     set_tile_row = _view(obs, "set_tile")
     set_drawn = bool(_view(obs, "set_drawn")[0] > 0.5) and set_tile_row.any()
     set_drawn_by = int(np.argmax(on_set)) if set_drawn and on_set.any() else None
     dealt_size = 8 - n
     face_up, forbidden, caps, draws = [], [], [], []
+    faces = ((face_up_numbers[:n] > 0.5) * TILE_BITS[DOUBLE_INDEX][None, :]).sum(axis=1)
+    passes = mask_from_flags(passed[:n])
     for r in range(n):
-        face = sum(1 << int(DOUBLE_INDEX[d]) for d in np.flatnonzero(face_up_numbers[r] > 0.5))
-        face_up.append(face)
-        forbidden.append(int(mask_from_flags(passed[r])))
+        face_up.append(int(faces[r]))
+        forbidden.append(int(passes[r]))
         count_placed = int(popcount(placed[r]))
         d = sizes[r] + count_placed - dealt_size - (1 if set_drawn_by == r else 0)
         draws.append(d)

@@ -53,10 +53,18 @@ given by ``context``) with more than one legal action:
    chips when the table terminates minus its chips at the decision). The best
    mean wins (ties: the first candidate in action order).
 
-By default (``rollout="tactics"``) the rollouts are played by
-:class:`agents.tactics.TacticsAgent` on observed rows, not greedy: slower, but
-it judges candidates against strong play, and only with it does Search beat
-Tactics (docs/agents.md). ``rollout="greedy"`` uses the fast greedy scorer above.
+By default (``rollout="tactics"``) the rollouts are played by the Tactics agent,
+not greedy: it judges candidates against strong play, and only with it does Search
+beat Tactics (docs/agents.md). With ``compiled=True`` (the default) that is the
+compiled Tactics (``nos_env/games/nos/tactics.py``, the same scores as
+:class:`agents.tactics.TacticsAgent`, checked on recorded positions): after the
+candidate's step, one ``FastTables.tactics_playout`` call plays every scratch table
+to the end of the hand (observe, decide, apply, settle, all compiled), about ten
+times faster than stepping the Python agent on observed rows (``compiled=False``,
+the agent ``search-python``). The two play the very same rollouts when Tactics'
+tie-break noise is off (``tie_noise=False``), so they then choose the same actions
+from the same seed (tests/test_search.py). ``rollout="greedy"`` uses the fast
+greedy scorer above.
 
 6. **Safeguard** (``prior="tactics"``, the default): a few dozen rollouts
    cannot separate candidates a few chips apart (a hand's result spreads by
@@ -68,9 +76,13 @@ Tactics (docs/agents.md). ``rollout="greedy"`` uses the fast greedy scorer above
    ``prior=None`` the search takes the plain argmax.
 
 Budget (defaults): ``rollouts=64`` rollouts per decision in all, split evenly
-over the candidates with at least ``min_rollouts=2`` each; ``announce_top_k=8``
-announcements searched. A typical play decision has 2-6 candidates, so 10-32
-rollouts each.
+over the candidates with at least ``min_rollouts=2`` each; a set or announcement
+decision (once a hand, and it decides the game played) gets ``opening_rollouts="auto"``,
+64 times ``rollouts`` (4,096; None: as many as a play);
+``announce_top_k=24`` announcements searched. A typical play decision has 2-6
+candidates, so 10-32 rollouts each. The speed of the compiled Tactics paid for the
+opening budget, which is where Search gains most over Tactics (docs/agents.md);
+``OLD_BUDGET`` (8 announcements, openings like plays) is the budget before it.
 
 With ``time_limit`` (seconds) the agent repeats step 2-4 with fresh samples
 until the time is used (at least once); otherwise it is deterministic given
@@ -108,7 +120,7 @@ class SearchAgent(Agent):
         seed: int | None = 0,
         rollouts: int = 64,
         min_rollouts: int = 2,
-        announce_top_k: int = 8,
+        announce_top_k: int = 24,
         time_limit: float | None = None,
         prune_wrong_closes: bool = True,
         max_batch: int = 255,
@@ -116,7 +128,7 @@ class SearchAgent(Agent):
         prior: str | None = "tactics",
         margin: float = 2.0,
         compiled: bool = True,
-        opening_rollouts: int | None = None,
+        opening_rollouts: int | str | None = "auto",
         tie_noise: bool = True,
     ):
         super().__init__(seed)
@@ -132,8 +144,10 @@ class SearchAgent(Agent):
         if rollouts < 1 or min_rollouts < 1 or announce_top_k < 1:
             raise ValueError("rollouts, min_rollouts and announce_top_k must be positive")
         self.rollouts = int(rollouts)
-        if opening_rollouts is not None and opening_rollouts < 1:
-            raise ValueError(f"opening_rollouts must be positive or None, got {opening_rollouts!r}")
+        if opening_rollouts == "auto":
+            opening_rollouts = OPENING_PER_ROLLOUT * self.rollouts
+        if opening_rollouts is not None and (isinstance(opening_rollouts, str) or opening_rollouts < 1):
+            raise ValueError(f"opening_rollouts must be 'auto', a positive number or None, got {opening_rollouts!r}")
         #: the budget of a set or announcement decision (once a hand, and the one that decides the
         #: game played); None: ``rollouts``
         self.opening_rollouts = None if opening_rollouts is None else int(opening_rollouts)
@@ -353,6 +367,14 @@ class SearchAgent(Agent):
         return self._scratch[key]
 
 
+#: A set or announcement decision's budget by default: this many times a play's.
+OPENING_PER_ROLLOUT = 64
+
+#: The Search of before the compiled Tactics searched 8 announcements and gave set and
+#: announcement decisions the same budget as plays.
+OLD_BUDGET = {"announce_top_k": 8, "opening_rollouts": None}
+
+
 class PythonSearchAgent(SearchAgent):
     """The Search of before the compiled Tactics (``compiled=False``): the Python Tactics agent
     plays the rollouts and gives the prior. Same method, about ten times slower."""
@@ -362,6 +384,7 @@ class PythonSearchAgent(SearchAgent):
     def __init__(self, seed: int | None = 0, **kwargs):
         if "compiled" in kwargs:
             raise ValueError("search-python is SearchAgent(compiled=False); use 'search' to choose")
+        kwargs = {**OLD_BUDGET, **kwargs}  # the budget it had (the new one would take it minutes a decision)
         super().__init__(seed, compiled=False, **kwargs)
 
 
