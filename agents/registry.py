@@ -1,4 +1,10 @@
-"""Agents by name."""
+"""Agents by name, for Nos and for every family game.
+
+Nos: ``AGENTS``. A family game (``nos_env.family.rules.GAMES``, issue 15): ``FAMILY_AGENTS``
+(``agents/family/``), built for one game's rules: ``make_agent("greedy", game="draw",
+rules=tables.rules)``. Trained models (``model:PATH``) play any game whose observation and
+action sizes they were trained on.
+"""
 
 from __future__ import annotations
 
@@ -6,18 +12,33 @@ from nos_env.extras import require
 
 from .greedy import GreedyAgent
 from .random_agent import RandomAgent
-from .search import SearchAgent
+from .search import PythonSearchAgent, SearchAgent
 from .tactics import TacticsAgent
 
-AGENTS = {"random": RandomAgent, "greedy": GreedyAgent, "tactics": TacticsAgent, "search": SearchAgent}
+AGENTS = {"random": RandomAgent, "greedy": GreedyAgent, "tactics": TacticsAgent, "search": SearchAgent,
+          "search-python": PythonSearchAgent}
 
 
 #: ``model:PATH`` names a trained model (a MaskablePPO .zip saved by ``python -m train``).
 MODEL_PREFIX = "model:"
 
 
-def check_agent_spec(spec: str) -> None:
-    """Raise a clear ValueError unless ``spec`` names an agent (``make_agent`` would build it)."""
+#: The agents of the family games (agents/family/): built per game from its rules.
+FAMILY_AGENTS = ("random", "greedy", "search")
+
+
+def known_agents(game: str = "nos") -> list[str]:
+    """The agent names ``game`` has (without model:PATH); a ValueError for an unknown game."""
+    if game == "nos":
+        return sorted(AGENTS)
+    from .family.games import check_game
+
+    check_game(game)
+    return sorted(FAMILY_AGENTS)
+
+
+def check_agent_spec(spec: str, game: str = "nos") -> None:
+    """Raise a clear ValueError unless ``spec`` names an agent of ``game`` (``make_agent`` would build it)."""
     if not isinstance(spec, str):
         raise ValueError(f"an agent is given by name, got {spec!r}")
     if spec.startswith(MODEL_PREFIX):
@@ -29,8 +50,8 @@ def check_agent_spec(spec: str) -> None:
         # A trained model plays through torch and sb3-contrib: the train extra, not the core install.
         require("train", f"the agent {spec!r} (a trained model)", ("torch", "stable_baselines3", "sb3_contrib"))
         return
-    if spec not in AGENTS:
-        raise ValueError(f"unknown agent {spec!r}; known: {sorted(AGENTS)} or model:PATH")
+    if spec not in known_agents(game):
+        raise ValueError(f"unknown agent {spec!r} for {game}; known: {known_agents(game)} or model:PATH")
 
 
 def agent_label(spec) -> str:
@@ -40,11 +61,23 @@ def agent_label(spec) -> str:
     return getattr(spec, "name", type(spec).__name__)
 
 
-def make_agent(name: str, seed: int | None = 0, **kwargs):
-    """An agent by name (``AGENTS``), or a trained model by ``model:PATH``."""
-    check_agent_spec(name)
+def make_agent(name: str, seed: int | None = 0, game: str = "nos", rules=None, **kwargs):
+    """An agent by name (``AGENTS`` for Nos, ``FAMILY_AGENTS`` for a family game, which needs
+    the game's ``rules``: ``FamilyTables.rules`` or ``nos_env.family.rules.make_rules``), or a
+    trained model by ``model:PATH``."""
+    check_agent_spec(name, game)
     if name.startswith(MODEL_PREFIX):
         from .model import ModelAgent  # torch is imported only when a model is asked for
 
         return ModelAgent(name[len(MODEL_PREFIX):], seed=seed, **kwargs)
-    return AGENTS[name](seed=seed, **kwargs)
+    if game == "nos":
+        return AGENTS[name](seed=seed, **kwargs)
+    from .family import make_family_agent
+
+    if rules is None:
+        from .family.games import make_rules
+
+        rules = make_rules(game)
+    if rules.game != game:
+        raise ValueError(f"the rules given are {rules.game!r}'s, the agent was asked for {game!r}")
+    return make_family_agent(name, rules, seed=seed, **kwargs)

@@ -428,6 +428,15 @@ class FamilyGame:
 
     # -- play -------------------------------------------------------------------------------
     @property
+    def num_actions(self) -> int:
+        """The size of the game's Discrete action space (contract, "Actions")."""
+        return self.rules.num_actions
+
+    def observation_size(self, dtype="float32") -> int:
+        from .encoding import observation_size
+        return observation_size(self.rules, dtype)
+
+    @property
     def to_move(self) -> int:
         return self.hand.to_move
 
