@@ -109,7 +109,6 @@ class TableBook:
         self.observation_space, self.action_space = spaces(self.engine.observation_size)
         self.acted = np.zeros((B, n), bool)  # the seat has decided in this hand
         self.pending = np.zeros((B, n), np.float64)  # chips held until the seat's first decision
-        self.hand_return = np.zeros((B, n), np.float64)  # rewards delivered in this hand (tests read it)
         self.chips_without_decision = 0.0  # chips of seats that never decided in their hand
         self.hands_finished = 0
         self.obs = np.zeros((B, self.engine.observation_size), np.float32)
@@ -123,7 +122,6 @@ class TableBook:
         self.engine.reset_tables(tables)
         self.acted[tables] = False
         self.pending[tables] = 0.0
-        self.hand_return[tables] = 0.0
         current = self.engine.current_player
         self.obs[tables] = self.engine.observe(current)[tables]
 
@@ -149,7 +147,6 @@ class TableBook:
         # Seats that have decided get their chips now (to move or not); the others hold them.
         due = np.where(self.acted, chips + self.pending, 0.0)
         self.pending = np.where(self.acted, 0.0, self.pending + chips)
-        self.hand_return += due
         out_obs, out_rew, out_term, out_trunc = [], [], [], []
         done = np.zeros(B, bool)
         done[acting] = terminated[acting]
@@ -177,9 +174,6 @@ class TableBook:
             self.hands_finished += len(finished)
             self.acted[finished] = False
             self.pending[finished] = 0.0
-            # The next hand's rewards start from zero (tests read hand_return before the next step).
-            self.last_hand_return = {int(b): self.hand_return[b].copy() for b in finished}
-            self.hand_return[finished] = 0.0
         return out_obs, out_rew, out_term, out_trunc, finished
 
 
