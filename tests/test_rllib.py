@@ -259,3 +259,27 @@ def test_announcement_research_on_ray_equals_the_local_run(ray_session):
     b = compare_announcers("tactics", "greedy", deals=20, seed=1, tables=16, ray=True)
     for name in ("chips_a", "chips_b", "ann_a", "ann_b", "set_a", "set_b"):
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+
+
+def test_the_rllib_engine_needs_no_sb3():
+    """The ray extra alone trains and plays: SB3, sb3-contrib and tensorboard are never imported."""
+    import subprocess
+    import sys
+
+    code = """
+import importlib.abc, sys
+class Blocker(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("stable_baselines3", "sb3_contrib", "tensorboard"):
+            raise ModuleNotFoundError(f"No module named {name!r} (blocked)")
+        return None
+sys.meta_path.insert(0, Blocker())
+from train.config import load_config
+from train.rllib_trainer import League, build_config
+import train.report, agents.rllib_module, nos_env.rllib_env
+config = load_config("configs/rllib_smoke.yaml")
+build_config(config, League(config), env_seed=0)
+print("ok")
+"""
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-3000:]
