@@ -34,7 +34,6 @@ require("train", "a trained model as an agent (agents/model.py)", ("torch", "sta
 import numpy as np  # noqa: E402  (after the check above, so a missing extra is named, not a traceback)
 import torch as th  # noqa: E402
 
-from nos_env.encoding import NUM_ACTIONS, OBSERVATION_SIZE  # noqa: E402
 
 from .base import Agent, BatchContext, float_observations  # noqa: E402
 from .policy import NosPolicy, hint_size  # noqa: E402
@@ -52,7 +51,7 @@ class PolicyAgent(Agent):
         self.policy = policy
         self.policy.set_training_mode(False)
         self.deterministic = bool(deterministic)
-        self.hint = hint_size(policy.observation_space)
+        self.hint = hint_size(policy.observation_space, policy.action_space)
         self._tactics = TacticsAgent(seed=seed) if self.hint else None
         if name:
             self.name = name
@@ -63,8 +62,10 @@ class PolicyAgent(Agent):
         obs = np.asarray(obs)
         obs = float_observations(obs) if obs.dtype == np.uint8 else obs.astype(np.float32, copy=False)
         masks = np.asarray(masks) != 0
-        if obs.ndim != 2 or obs.shape[1] != OBSERVATION_SIZE or masks.shape != (obs.shape[0], NUM_ACTIONS):
-            raise ValueError(f"expected obs [B, {OBSERVATION_SIZE}] and masks [B, {NUM_ACTIONS}], "
+        size = int(self.policy.observation_space.shape[0]) - self.hint  # Nos's 1,041, or a family game's
+        actions = int(self.policy.action_space.n)
+        if obs.ndim != 2 or obs.shape[1] != size or masks.shape != (obs.shape[0], actions):
+            raise ValueError(f"expected obs [B, {size}] and masks [B, {actions}] (the model's game), "
                              f"got {obs.shape} and {masks.shape}")
         if self.hint:
             hinted = self._tactics.act_batch(obs, masks).astype(np.float32)

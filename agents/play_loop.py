@@ -17,6 +17,13 @@ steps only the opponents' rows and the learner acts elsewhere).
 Agents are asked in ascending agent index, each once per step with its rows in table
 order: the order the three loops this one replaces used, so seeded runs play the same
 games as before.
+
+The tables are Nos's ``FastTables`` or a family game's ``FamilyTables``
+(``nos_env/family_tables.py``, the same accessors). The two ``step`` methods return their
+results in different orders and the family's pays points, not chips: :meth:`PlayLoop.step`
+gives both as one :class:`StepResult` (for a family game ``rewards`` are the points each seat
+gained in the step and ``final_chips`` the finished episodes' scores, ``FamilyTables.final_scores``,
+which include what an opening scored before any step, e.g. All Fives' forced set).
 """
 
 from __future__ import annotations
@@ -39,10 +46,22 @@ class StepResult:
     the next step; copy what you keep), except ``actions``, the loop's own."""
 
     actions: np.ndarray  # int64 [B] the actions taken (FastTables.IDLE where a table waited)
-    rewards: np.ndarray  # int [B, 5] chip changes by seat
+    rewards: np.ndarray  # int [B, 5] chip changes by seat (family games: points gained, [B, S])
     terminated: np.ndarray  # bool [B] an episode ended at the table in this step
-    final_chips: np.ndarray  # int [B, 5] the finished episode's chips (rows that terminated)
+    final_chips: np.ndarray  # int [B, 5] the finished episode's chips (rows that terminated; family: scores [B, S])
     current: np.ndarray  # int [B] the seat to move after the step (-1: a finished table waiting)
+
+
+def is_family_tables(tables) -> bool:
+    """Whether ``tables`` is a family game's FamilyTables or Blind's BlindTables (the same API;
+    looked up only among modules already loaded, so Nos never imports them)."""
+    import sys
+
+    for module_name, class_name in (("nos_env.family_tables", "FamilyTables"), ("nos_env.blind_tables", "BlindTables")):
+        module = sys.modules.get(module_name)
+        if module is not None and isinstance(tables, getattr(module, class_name)):
+            return True
+    return False
 
 
 class PlayLoop:
@@ -56,8 +75,9 @@ class PlayLoop:
 
     def __init__(self, tables: FastTables, agents: Sequence[Agent], seat_agent: np.ndarray,
                  rest: str = "first_legal", autoreset: bool = True):
-        if not isinstance(tables, FastTables):
-            raise TypeError(f"tables must be a FastTables, got {type(tables).__name__}")
+        self.family = is_family_tables(tables)
+        if not isinstance(tables, FastTables) and not self.family:
+            raise TypeError(f"tables must be a FastTables or a FamilyTables, got {type(tables).__name__}")
         if rest not in RESTS:
             raise ValueError(f"rest must be one of {RESTS}, got {rest!r}")
         B, n = tables.num_envs, tables.num_players
@@ -127,8 +147,13 @@ class PlayLoop:
         is refused, as ``FastTables.step`` refuses it."""
         actions = self._actions if actions is None else np.asarray(actions)
         idle = self.rest == "idle" if allow_idle is None else bool(allow_idle)
-        rewards, terminated, final_chips, current, obs = self.tables.step(
-            actions, observe=True, autoreset=self.autoreset, allow_idle=idle)
+        if self.family:
+            obs, rewards, terminated, current = self.tables.step(
+                actions, observe=True, autoreset=self.autoreset, allow_idle=idle)
+            final_chips = self.tables.final_scores  # the finished episodes' scores (rows that terminated)
+        else:
+            rewards, terminated, final_chips, current, obs = self.tables.step(
+                actions, observe=True, autoreset=self.autoreset, allow_idle=idle)
         if idle:  # an idle row of the engine's buffer is stale: keep the loop's own
             moved = actions != FastTables.IDLE
             self.obs[moved] = obs[moved]

@@ -37,28 +37,34 @@ from torch import nn  # noqa: E402
 from nos_env.encoding import NUM_ACTIONS, OBSERVATION_SIZE  # noqa: E402
 
 
-def hint_size(observation_space: spaces.Box) -> int:
-    """0 for plain observations, 1 when the Tactics hint (an action index) follows them."""
+def hint_size(observation_space: spaces.Box, action_space: spaces.Discrete | None = None) -> int:
+    """0 for plain observations, 1 when the Tactics hint (an action index) follows them. Only Nos
+    has the hint. With Nos's action space (557) the observation must be Nos's (1,041 floats, or
+    1,042 with the hint); with another action space it is a family game's (issue 15), any size,
+    no hint."""
     size = int(observation_space.shape[0])
-    if size in (OBSERVATION_SIZE, OBSERVATION_SIZE + 1):
-        return size - OBSERVATION_SIZE
-    raise ValueError(f"Nos observations have {OBSERVATION_SIZE} floats, or {OBSERVATION_SIZE + 1} "
-                     f"with the Tactics hint; got {size}")
+    nos = action_space is None or int(action_space.n) == NUM_ACTIONS
+    if nos and size not in (OBSERVATION_SIZE, OBSERVATION_SIZE + 1):
+        raise ValueError(f"Nos observations have {OBSERVATION_SIZE} floats, or {OBSERVATION_SIZE + 1} "
+                         f"with the Tactics hint; got {size}")
+    return size - OBSERVATION_SIZE if nos else 0
 
 
 class NosEncoder(BaseFeaturesExtractor):
     """The shared first layer; the hint, if any, is passed through behind its output."""
 
-    def __init__(self, observation_space: spaces.Box, width: int = 256):
-        self.hint = hint_size(observation_space)
+    def __init__(self, observation_space: spaces.Box, width: int = 256, hint: int | None = None):
+        self.hint = hint_size(observation_space) if hint is None else int(hint)
         super().__init__(observation_space, width + self.hint)
         self.width = width
-        self.body = nn.Sequential(nn.Linear(OBSERVATION_SIZE, width), nn.ReLU())
+        # The game's observation size (Nos: 1,041; a family game: its encoding's), the hint after it.
+        self.size = int(observation_space.shape[0]) - self.hint
+        self.body = nn.Sequential(nn.Linear(self.size, width), nn.ReLU())
 
     def forward(self, observations: th.Tensor) -> th.Tensor:
-        z = self.body(observations[:, :OBSERVATION_SIZE])
+        z = self.body(observations[:, : self.size])
         if self.hint:
-            return th.cat([z, observations[:, OBSERVATION_SIZE:]], dim=1)
+            return th.cat([z, observations[:, self.size:]], dim=1)
         return z
 
 
@@ -86,10 +92,10 @@ class HintExtractor(nn.Module):
 class HintHead(nn.Module):
     """Action logits: a linear layer over the actor's latent, plus ``weight`` on the hinted action."""
 
-    def __init__(self, latent_dim: int, hint_weight: float, trainable: bool = True):
+    def __init__(self, latent_dim: int, hint_weight: float, trainable: bool = True, num_actions: int = NUM_ACTIONS):
         super().__init__()
         self.latent_dim = latent_dim
-        self.linear = nn.Linear(latent_dim, NUM_ACTIONS)
+        self.linear = nn.Linear(latent_dim, num_actions)
         self.weight = nn.Parameter(th.tensor(float(hint_weight)), requires_grad=trainable)
 
     def forward(self, latent: th.Tensor) -> th.Tensor:
@@ -147,12 +153,12 @@ class FastMaskedCategorical(MaskableCategoricalDistribution):
 class NosPolicy(MaskableActorCriticPolicy):
     def __init__(self, observation_space, action_space, lr_schedule, net_arch=None, width: int = 256,
                  hint_weight: float = 3.0, hint_trainable: bool = True, **kwargs):
-        self.hint = hint_size(observation_space)
+        self.hint = hint_size(observation_space, action_space)
         self.width = int(width)
         self.hint_weight = float(hint_weight)
         self.hint_trainable = bool(hint_trainable)
         kwargs.setdefault("features_extractor_class", NosEncoder)
-        kwargs.setdefault("features_extractor_kwargs", {"width": self.width})
+        kwargs.setdefault("features_extractor_kwargs", {"width": self.width, "hint": self.hint})
         if net_arch is None:
             net_arch = {"pi": [128], "vf": [128]}
         super().__init__(observation_space, action_space, lr_schedule, net_arch=net_arch, **kwargs)
@@ -168,7 +174,8 @@ class NosPolicy(MaskableActorCriticPolicy):
         super()._build(lr_schedule)
         if not self.hint:
             return
-        head = HintHead(self.mlp_extractor.latent_dim_pi - 1, self.hint_weight, self.hint_trainable)
+        head = HintHead(self.mlp_extractor.latent_dim_pi - 1, self.hint_weight, self.hint_trainable,
+                        int(self.action_space.n))
         if self.ortho_init:  # small, as SB3 initialises its action layer, so the hint leads at first
             nn.init.orthogonal_(head.linear.weight, gain=0.01)
             nn.init.zeros_(head.linear.bias)

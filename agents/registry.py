@@ -1,4 +1,10 @@
-"""Agents by name."""
+"""Agents by name, for Nos and for every family game.
+
+Nos: ``AGENTS``. A family game (``nos_env.family.rules.GAMES``, issue 15): ``FAMILY_AGENTS``
+(``agents/family/``), built for one game's rules: ``make_agent("greedy", game="draw",
+rules=tables.rules)``. Trained models (``model:PATH``) play any game whose observation and
+action sizes they were trained on.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +12,11 @@ from nos_env.extras import require
 
 from .greedy import GreedyAgent
 from .random_agent import RandomAgent
-from .search import SearchAgent
+from .search import PythonSearchAgent, SearchAgent
 from .tactics import TacticsAgent
 
-AGENTS = {"random": RandomAgent, "greedy": GreedyAgent, "tactics": TacticsAgent, "search": SearchAgent}
+AGENTS = {"random": RandomAgent, "greedy": GreedyAgent, "tactics": TacticsAgent, "search": SearchAgent,
+          "search-python": PythonSearchAgent}
 
 
 #: ``model:PATH`` names a trained model (a MaskablePPO .zip saved by ``python -m train``).
@@ -19,8 +26,22 @@ MODEL_PREFIX = "model:"
 RLLIB_PREFIX = "rllib:"
 
 
-def check_agent_spec(spec: str) -> None:
-    """Raise a clear ValueError unless ``spec`` names an agent (``make_agent`` would build it)."""
+#: The agents of the family games (agents/family/): built per game from its rules.
+FAMILY_AGENTS = ("random", "greedy", "search")
+
+
+def known_agents(game: str = "nos") -> list[str]:
+    """The agent names ``game`` has (without model:PATH); a ValueError for an unknown game."""
+    if game == "nos":
+        return sorted(AGENTS)
+    from .family.games import check_game
+
+    check_game(game)
+    return sorted(FAMILY_AGENTS)
+
+
+def check_agent_spec(spec: str, game: str = "nos") -> None:
+    """Raise a clear ValueError unless ``spec`` names an agent of ``game`` (``make_agent`` would build it)."""
     if not isinstance(spec, str):
         raise ValueError(f"an agent is given by name, got {spec!r}")
     if spec.startswith(MODEL_PREFIX):
@@ -40,8 +61,9 @@ def check_agent_spec(spec: str) -> None:
             raise ValueError(f"no RLlib module checkpoint folder at {str(path)!r} (agent {spec!r})")
         require("ray", f"the agent {spec!r} (a trained RLlib module)", ("ray", "torch"))
         return
-    if spec not in AGENTS:
-        raise ValueError(f"unknown agent {spec!r}; known: {sorted(AGENTS)}, model:PATH or rllib:PATH")
+    if spec not in known_agents(game):
+        raise ValueError(f"unknown agent {spec!r} for {game}; known: {known_agents(game)}, model:PATH or "
+                         f"rllib:PATH")
 
 
 def agent_label(spec) -> str:
@@ -53,10 +75,11 @@ def agent_label(spec) -> str:
     return getattr(spec, "name", type(spec).__name__)
 
 
-def make_agent(name: str, seed: int | None = 0, **kwargs):
-    """An agent by name (``AGENTS``), a trained model by ``model:PATH``, or a trained RLlib module by
-    ``rllib:PATH``."""
-    check_agent_spec(name)
+def make_agent(name: str, seed: int | None = 0, game: str = "nos", rules=None, **kwargs):
+    """An agent by name (``AGENTS`` for Nos, ``FAMILY_AGENTS`` for a family game, which needs
+    the game's ``rules``: ``FamilyTables.rules`` or ``nos_env.family.rules.make_rules``), a
+    trained model by ``model:PATH``, or a trained RLlib module (Nos) by ``rllib:PATH``."""
+    check_agent_spec(name, game)
     if name.startswith(RLLIB_PREFIX):
         from .rllib_module import RLlibAgent  # ray and torch are imported only when one is asked for
 
@@ -65,4 +88,14 @@ def make_agent(name: str, seed: int | None = 0, **kwargs):
         from .model import ModelAgent  # torch is imported only when a model is asked for
 
         return ModelAgent(name[len(MODEL_PREFIX):], seed=seed, **kwargs)
-    return AGENTS[name](seed=seed, **kwargs)
+    if game == "nos":
+        return AGENTS[name](seed=seed, **kwargs)
+    from .family import make_family_agent
+
+    if rules is None:
+        from .family.games import make_rules
+
+        rules = make_rules(game)
+    if rules.game != game:
+        raise ValueError(f"the rules given are {rules.game!r}'s, the agent was asked for {game!r}")
+    return make_family_agent(name, rules, seed=seed, **kwargs)

@@ -55,7 +55,7 @@ from nos_env.threads import check_num_threads, default_threads
 
 from .base import Agent
 from .play_loop import PlayLoop
-from .registry import AGENTS, agent_label, check_agent_spec, make_agent
+from .registry import AGENTS, FAMILY_AGENTS, agent_label, check_agent_spec, make_agent
 
 Z95 = 1.959963984540054
 #: What ``--records-for`` accepts (TournamentResult.choose_deals).
@@ -111,6 +111,15 @@ class TournamentResult:
     # What rebuilds a hand (run_tournament(keep_hands=...)): per hand None or (its start as
     # HandStart, the decisions taken as action indices).
     hands: list | None = field(default=None, repr=False)
+    #: ``"nos"`` or a family game (issue 15). A family game's results are points per hand (the
+    #: points each seat gained in the hand, as the engine reports them); the Nos-only columns
+    #: (announcement, setter, end, closings, payments by reason) are None there.
+    game: str = "nos"
+    game_options: dict = field(default_factory=dict)
+
+    @property
+    def unit(self) -> str:
+        return "chips" if self.game == "nos" else "points"
 
     # ------------------------------------------------------------ per agent
     def agent_chips(self) -> np.ndarray:
@@ -140,6 +149,12 @@ class TournamentResult:
         by_name = np.stack([per_deal[:, [k for k, m in enumerate(names) if m == name]].mean(axis=1)
                             for name in unique], axis=1)
         agents_by_name, names_head_to_head = _means_and_differences(by_name, unique)
+        if self.game != "nos":
+            return {"game": self.game, "game_options": dict(self.game_options), "agents": agents,
+                    "head_to_head": head_to_head, "agents_by_name": agents_by_name,
+                    "head_to_head_by_name": names_head_to_head, "hands": int(len(self.deal)),
+                    "deals": int(len(np.unique(self.deal))), "num_players": self.num_players,
+                    "duplicate": self.duplicate, "seed": self.seed, "seconds": self.seconds}
         # Announcements: how often each game, and the announcer's mean result.
         games = {}
         game_of = np.array([a.game for a in ALL_ANNOUNCEMENTS])[self.announcement]
@@ -182,14 +197,15 @@ class TournamentResult:
     # -------------------------------------------------------------- output
     def table(self) -> str:
         s = self.summary()
-        lines = [f"{s['hands']} hands ({s['deals']} deals{', duplicate' if self.duplicate else ''}), "
+        game = "" if self.game == "nos" else f"{self.game}{_options_text(self.game_options)}: "
+        lines = [f"{game}{s['hands']} hands ({s['deals']} deals{', duplicate' if self.duplicate else ''}), "
                  f"{self.num_players} players, seed {self.seed}, {self.seconds:.1f} s", "",
-                 f"{'agent':16s} {'chips/hand':>11s} {'95% CI':>9s}"]
+                 f"{'agent':16s} {self.unit + '/hand':>11s} {'95% CI':>9s}"]
         order = sorted(s["agents"], key=lambda a: -s["agents"][a]["mean_chips_per_hand"])
         for label in order:
             a = s["agents"][label]
             lines.append(f"{label:16s} {a['mean_chips_per_hand']:11.2f} {'±':>2s}{a['ci95']:6.2f}")
-        lines += ["", "head to head (row minus column, chips per hand; * = 95% CI excludes 0):",
+        lines += ["", f"head to head (row minus column, {self.unit} per hand; * = 95% CI excludes 0):",
                   " " * 16 + "".join(f"{b:>16s}" for b in self.labels)]
         for a in self.labels:
             cells = []
@@ -210,6 +226,8 @@ class TournamentResult:
                 if list(s["agents_by_name"]).index(a) > list(s["agents_by_name"]).index(b):
                     mark = "*" if h["significant"] else ""
                     lines.append(f"{pair:32s} {h['mean_difference']:+9.2f} ± {h['ci95']:.2f} {mark}")
+        if self.game != "nos":
+            return "\n".join(lines)
         lines += ["", f"{'game':48s} {'hands':>7s} {'share':>6s} {'announcer chips':>16s}"]
         for g, entry in s["games"].items():
             if entry["hands"]:
@@ -275,6 +293,8 @@ class TournamentResult:
         """Hand ``h``'s record (``nos_env/record.py``), rebuilt in the reference engine from its
         start and decisions, checked against the chips the tournament reported for it, with
         the tournament's facts under ``"tournament"`` (a key replay ignores)."""
+        if self.game != "nos":
+            raise ValueError(f"hand records are written for Nos only, not for {self.game}")
         if self.hands is None or self.hands[h] is None:
             raise ValueError(f"hand {h}'s decisions were not kept: run the tournament with keep_hands")
         start, actions = self.hands[h]
@@ -313,6 +333,13 @@ class TournamentResult:
         """One row per hand and seat."""
         with open(path, "w", newline="") as f:
             w = csv.writer(f)
+            if self.game != "nos":  # a family game: points per hand, nothing Nos-specific
+                w.writerow(["hand", "deal", "stream_seed", "stream_index", "seat", "agent", "points"])
+                for h in range(len(self.deal)):
+                    for seat in range(self.num_players):
+                        w.writerow([h, int(self.deal[h]), int(self.stream_seed[h]), int(self.stream_index[h]), seat,
+                                    self.labels[self.seat_agent[h, seat]], int(self.chips[h, seat])])
+                return
             w.writerow(["hand", "deal", "stream_seed", "stream_index", "seat", "agent", "chips", "announcement", "setter", "end",
                         "close_right", "close_wrong"] + [f"net_{r}" for r in FastTables.REASONS])
             for h in range(len(self.deal)):
@@ -338,8 +365,8 @@ class TournamentResult:
         fig, ax = plt.subplots(figsize=(6, 0.6 * len(order) + 1.5))
         ax.barh(order, means, xerr=cis, capsize=6, color="#4C72B0")
         ax.axvline(0, color="black", linewidth=0.8)
-        ax.set_xlabel("chips per hand (95% CI)")
-        ax.set_title(f"Nos, {self.num_players} players, {s['hands']} hands"
+        ax.set_xlabel(f"{self.unit} per hand (95% CI)")
+        ax.set_title(f"{'Nos' if self.game == 'nos' else self.game}, {self.num_players} players, {s['hands']} hands"
                      + (" (duplicate)" if self.duplicate else ""))
         fig.tight_layout()
         fig.savefig(path, dpi=120)
@@ -373,11 +400,27 @@ def label_agents(names: list[str]) -> list[str]:
     return labels
 
 
+def _options_text(options: dict) -> str:
+    return "" if not options else " (" + ", ".join(f"{k}={v}" for k, v in sorted(options.items())) + ")"
+
+
+def family_options(game: str, options: dict | None) -> dict:
+    """A family game's table options for a tournament: ``options`` with ``target_score`` None
+    (one hand per episode, so results are points per hand) unless given."""
+    from .family.games import check_game
+
+    if check_game(game) == "nos":
+        raise ValueError("nos is not a family game")
+    options = dict(options or {})
+    options.setdefault("target_score", None)
+    return options
+
+
 #: Agents of shard k > 0 are seeded this much further than shard 0's (which are the unsharded run's).
 SHARD_SEED_STEP = 1_000_003
 
 
-def _shard_agents(agent_names: list, agent_options: dict, seed: int, shard: int) -> list:
+def _shard_agents(agent_names: list, agent_options: dict, seed: int, shard: int, game_kwargs: dict) -> list:
     """The agents one shard plays with: shard 0 uses the given instances and the usual seeds (so a
     run of one shard is the unsharded run); shard k > 0 copies instances and reseeds every agent."""
     import copy
@@ -392,22 +435,32 @@ def _shard_agents(agent_names: list, agent_options: dict, seed: int, shard: int)
             agent.rng = np.random.default_rng([0 if agent.seed is None else agent.seed, shard])
             agents.append(agent)
         else:
-            agents.append(make_agent(spec, seed=seed * 1009 + i + SHARD_SEED_STEP * shard,
+            agents.append(make_agent(spec, seed=seed * 1009 + i + SHARD_SEED_STEP * shard, **game_kwargs,
                                      **agent_options.get(spec, {})))
     return agents
 
 
 def _play_shard(agent_names: list, agent_options: dict, n: int, duplicate: bool, seed: int, shard: int,
-                first_group: int, quota: np.ndarray, num_threads, keep_hands: bool, bar=None) -> dict:
+                first_group: int, quota: np.ndarray, num_threads, keep_hands: bool, game: str = "nos",
+                game_options: dict | None = None, bar=None) -> dict:
     """Deal groups ``first_group .. first_group + len(quota) - 1`` of a tournament, in one engine:
     their records in the order hands ended, and (``keep_hands``) their starts and decisions.
     A group's deals, stream seeds and deal numbers do not depend on the shard it is played in."""
-    agents = _shard_agents(agent_names, agent_options, seed, shard)
+    family = game != "nos"
     rotations = n if duplicate else 1
     groups = len(quota)
     B = groups * rotations
     global_group = first_group + np.arange(groups)
-    engine = FastTables(B, n, seed=seed, num_threads=num_threads, observation_dtype="float32")  # agents read float32
+    if family:
+        from .family.games import tables_class
+
+        engine = tables_class(game)(game, B, num_players=n, seed=seed, observation_dtype="float32",
+                                    threads=num_threads, **(game_options or {}))
+        game_kwargs = {"game": game, "rules": engine.rules}
+    else:
+        engine = FastTables(B, n, seed=seed, num_threads=num_threads, observation_dtype="float32")  # agents read float32
+        game_kwargs = {}
+    agents = _shard_agents(agent_names, agent_options, seed, shard, game_kwargs)
     # Tables of one group share a stream: the same deals, in the same order (one-hand episodes).
     stream_seed = {int(g): seed * 100_003 + int(g) for g in global_group}
     engine.seed_tables(np.arange(B), [stream_seed[int(g)] for g in global_group for _ in range(rotations)])
@@ -427,13 +480,26 @@ def _play_shard(agent_names: list, agent_options: dict, n: int, duplicate: bool,
     # in the step that ends a hand (autoreset), so the history is gone when the end is seen.
     # The start is the table's fresh hand (reference_hand with no decisions yet), taken when a
     # deal begins; the decisions are the loop's actions, one per step and table.
-    starts = [HandStart.of(engine.reference_hand(b)) for b in range(B)] if keep_hands else None
+    starts = [HandStart.of(engine.reference_hand(b)) for b in range(B)] if keep_hands and not family else None
     step_actions: list[np.ndarray] = []  # every step's actions, all tables (only with keep_hands)
     first_step = np.zeros(B, np.int64)  # the step at which each table's current hand began
 
     def ask():
         live = played < quota[group]
         return live if live.any() else None
+
+    def record_family(step) -> None:
+        # A family episode's result is its final scores (FamilyTables.final_scores): with one-hand
+        # episodes the points of the hand, the opening's (a forced set that scores) included.
+        finished = np.flatnonzero(step.terminated)
+        ended = finished[played[finished] < quota[group[finished]]]
+        for b in ended:
+            g = int(global_group[group[b]])
+            records.append((g * 1_000_000 + int(played[b]), stream_seed[g], int(played[b]),
+                            (np.arange(n) + rotation[b]) % n, step.final_chips[b, :n].astype(np.int64)))
+            played[b] += 1
+        if bar is not None and len(ended):
+            bar.update(len(ended))
 
     def record(step) -> None:
         if keep_hands:
@@ -463,13 +529,14 @@ def _play_shard(agent_names: list, agent_options: dict, n: int, duplicate: bool,
         if bar is not None:
             bar.update(len(ended))
 
-    loop.run(ask, record)
+    loop.run(ask, record_family if family else record)
     return {"records": records, "hands": kept_hands}
 
 
 def run_tournament(agent_names: list, deals: int, seed: int = 0, duplicate: bool = True,
                    tables: int = 256, agent_options: dict | None = None, progress: bool = True,
-                   num_threads: int | str | None = None, keep_hands: bool = False, shards: int = 1,
+                   num_threads: int | str | None = None, keep_hands: bool = False,
+                   game: str = "nos", game_options: dict | None = None, shards: int = 1,
                    ray: bool = False, ray_address: str | None = None) -> TournamentResult:
     """Play ``deals`` deals; with ``duplicate`` each deal once per rotation of the agents.
 
@@ -480,6 +547,12 @@ def run_tournament(agent_names: list, deals: int, seed: int = 0, duplicate: bool
     ``keep_hands`` keeps every hand's start and decisions, so :meth:`TournamentResult.hand_record`
     and ``save_records`` can write its record.
 
+    ``game``: ``"nos"`` (the default) or a family game (``nos_env.family.rules.GAMES``) with its
+    ``game_options`` (the page's options; ``target_score`` defaults to None here: one hand per
+    episode). A family game's tables are ``FamilyTables``, its agents are built for its rules, and
+    its results are the points each seat gained per hand. Everything else (duplicate deals,
+    seat rotation, the play loop, the statistics) is the same.
+
     ``shards`` splits the deal groups (``tables // rotations`` of them, each a stream of deals) into
     that many parts, each played in its own engine by its own agents (shard 0's are the unsharded
     run's; the others are reseeded). A deal is the same deal in any shard; agents that draw random
@@ -489,11 +562,25 @@ def run_tournament(agent_names: list, deals: int, seed: int = 0, duplicate: bool
     ``seed`` and ``shards``, hand for hand, in the same order.
     """
     n = len(agent_names)
-    if n not in (3, 4, 5):
+    family = game != "nos"
+    if family:
+        from .family.games import make_rules, player_counts
+
+        game_options = family_options(game, game_options)
+        make_rules(game, n if n in player_counts(game) else None, **game_options)  # bad options: a clear error
+        counts = player_counts(game)
+        if n not in counts:
+            raise ValueError(f"give one agent per seat: {game} is played by {', '.join(map(str, counts))} players, "
+                             f"got {n} agents")
+        if keep_hands:
+            raise ValueError(f"hand records (keep_hands, --save-records) are written for Nos only, not for {game}")
+    elif game_options:
+        raise ValueError(f"Nos takes no game options here, got {sorted(game_options)}")
+    elif n not in (3, 4, 5):
         raise ValueError(f"give one agent per seat: 3, 4 or 5 agents, got {n}")
     for spec in agent_names:
         if not isinstance(spec, Agent):
-            check_agent_spec(spec)
+            check_agent_spec(spec, game)
     if deals < 1:
         raise ValueError("deals must be at least 1")
     if num_threads is not None:
@@ -512,7 +599,8 @@ def run_tournament(agent_names: list, deals: int, seed: int = 0, duplicate: bool
     sizes = [groups // shards + (1 if k < groups % shards else 0) for k in range(shards)]
     firsts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int)
     jobs = [(list(agent_names), agent_options, n, duplicate, seed, k, int(firsts[k]),
-             quota[firsts[k]:firsts[k] + sizes[k]], num_threads, keep_hands) for k in range(shards)]
+             quota[firsts[k]:firsts[k] + sizes[k]], num_threads, keep_hands, game, game_options)
+            for k in range(shards)]
     total_hands = int(quota.sum()) * rotations
     bar = None
     if progress:
@@ -532,6 +620,14 @@ def run_tournament(agent_names: list, deals: int, seed: int = 0, duplicate: bool
     seconds = time.perf_counter() - start
     records = [r for out in outputs for r in out["records"]]
     kept_hands = [h for out in outputs for h in out["hands"]]
+    if family:
+        return TournamentResult(
+            labels=labels, num_players=n, duplicate=duplicate, seed=seed,
+            deal=np.array([r[0] for r in records]), seat_agent=np.array([r[3] for r in records]),
+            chips=np.array([r[4] for r in records]), announcement=None, setter=None, end=None,
+            close_right=None, close_wrong=None, by_reason=None, seconds=seconds,
+            stream_seed=np.array([r[1] for r in records]), stream_index=np.array([r[2] for r in records]),
+            game=game, game_options=game_options)
     return TournamentResult(
         labels=labels, num_players=n, duplicate=duplicate, seed=seed,
         deal=np.array([r[0] for r in records]), seat_agent=np.array([r[3] for r in records]),
@@ -544,10 +640,43 @@ def run_tournament(agent_names: list, deals: int, seed: int = 0, duplicate: bool
     )
 
 
+def parse_options(items: list[str]) -> dict:
+    """``KEY=VALUE`` strings as a dict: none/null -> None, true/false, integers, numbers, else text."""
+    options = {}
+    for item in items:
+        key, eq, text = item.partition("=")
+        if not eq or not key.strip():
+            raise ValueError(f"--option takes KEY=VALUE (e.g. target_score=100), got {item!r}")
+        value: object = text.strip()
+        low = text.strip().lower()
+        if low in ("none", "null"):
+            value = None
+        elif low in ("true", "false"):
+            value = low == "true"
+        else:
+            for cast in (int, float):
+                try:
+                    value = cast(text)
+                    break
+                except ValueError:
+                    pass
+        options[key.strip()] = value
+    return options
+
+
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description="Nos tournament between agents (duplicate deals by default)")
-    parser.add_argument("--agents", nargs="+", default=["random", "greedy", "tactics", "search"],
-                        help=f"one agent per seat, from {sorted(AGENTS)}, or model:PATH for a trained model")
+    parser = argparse.ArgumentParser(description="Tournament between agents, Nos or a family game (duplicate "
+                                                 "deals by default)")
+    parser.add_argument("--game", default="nos",
+                        help="nos (default) or a family game: block, draw, cross, double_nine_cross, matador, "
+                             "all_fives, fives_and_threes, five_up, bergen, fours")
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="a family game's option (its rules page's Options table), repeatable, e.g. "
+                             "--option tileset=double_nine; target_score is None (one hand) unless given")
+    parser.add_argument("--agents", nargs="+", default=None,
+                        help=f"one agent per seat: for Nos from {sorted(AGENTS)}, for a family game from "
+                             f"{list(FAMILY_AGENTS)}, or model:PATH for a trained model "
+                             f"(default: random greedy tactics search for Nos, random greedy greedy search otherwise)")
     parser.add_argument("--deals", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-duplicate", action="store_true", help="play each deal once, seats rotated by table")
@@ -580,6 +709,19 @@ def main(argv: list[str] | None = None) -> None:
                              "default $NOS_LEADERBOARD, else runs/leaderboard.json")
     parser.add_argument("--no-leaderboard", action="store_true", help="leave the leaderboard alone")
     args = parser.parse_args(argv)
+    try:
+        game_options = parse_options(args.option)
+        if args.game != "nos":
+            family_options(args.game, game_options)  # an unknown game is refused before anything runs
+        elif game_options:
+            raise ValueError("--option is for the family games; Nos takes none here")
+    except ValueError as exc:
+        parser.error(str(exc))
+    if args.agents is None:
+        args.agents = (["random", "greedy", "tactics", "search"] if args.game == "nos"
+                       else ["random", "greedy", "greedy", "search"])
+    if args.game != "nos" and args.save_records:
+        parser.error(f"--save-records writes Nos hand records only, not {args.game}'s")
     if not RECORDS_FOR.fullmatch(args.records_for.strip()):  # checked before the run, not after it
         parser.error(f"--records-for must be all, worst[:K], best[:K] or deal numbers N,M,..., "
                      f"got {args.records_for!r}")
@@ -592,6 +734,8 @@ def main(argv: list[str] | None = None) -> None:
         leaderboard = args.leaderboard or ratings.default_path()
         try:  # a leaderboard that cannot be updated is reported before the run, not after it;
             ratings.load(leaderboard)  # models are hashed now, as they are when they play
+            for spec in args.agents:
+                check_agent_spec(spec, args.game)
             identities = [ratings.agent_identity(spec) for spec in args.agents]
         except ValueError as exc:  # LeaderboardError, or an unknown agent
             parser.error(str(exc))
@@ -623,7 +767,8 @@ def main(argv: list[str] | None = None) -> None:
         with default_threads(threads) if threads is not None else contextlib.nullcontext():
             result = run_tournament(args.agents, args.deals, args.seed, duplicate=not args.no_duplicate,
                                     tables=args.tables, progress=not args.quiet,
-                                    keep_hands=bool(args.save_records), shards=shards, ray=args.ray,
+                                    keep_hands=bool(args.save_records), game=args.game,
+                                    game_options=game_options, shards=shards, ray=args.ray,
                                     ray_address=args.ray_address)
     except (ValueError, MissingExtraError) as exc:  # e.g. model:PATH without the train extra
         parser.error(str(exc))
@@ -643,7 +788,7 @@ def main(argv: list[str] | None = None) -> None:
               f"(view one: nos-view {written[0]} -o page.html)")
     if leaderboard is not None:
         try:
-            added = ratings.update_from_tournament(leaderboard, result, identities)
+            added = ratings.update_from_tournament(leaderboard, result, identities, game=args.game)
         except ratings.LeaderboardError as exc:  # changed on disk during the run
             parser.error(str(exc))
         print(f"leaderboard {leaderboard}: " + (f"rated {len(result.deal)} hands (nos-ratings prints it)" if added

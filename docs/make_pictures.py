@@ -41,9 +41,40 @@ def palette_picture(picture: Image.Image) -> Image.Image:
     return paletted
 
 
+#: docs/family.md's pictures: name -> (game, environment options, seed, decisions, viewer). The
+#: decisions are a seeded random policy's that prefers placing a tile (a fuller table).
+FAMILY_PICTURES = {
+    "family_five_up.png": ("five_up", {"num_players": 3, "target_score": None}, 3, 11, 0),
+    "family_cross.png": ("cross", {"num_players": 4, "target_score": None}, 5, 18, "omniscient"),
+}
+
+
+def family_picture(game: str, options: dict, seed: int, decisions: int, viewer):
+    """A family table after ``decisions`` decisions, drawn as the environment's rgb_array does."""
+    import nos_env
+    from nos_env.draw.family import table_picture as family_table_picture
+    from nos_env.family_view import table_view
+
+    env = nos_env.raw_env(game=game, backend="reference", render_viewer=viewer, **options)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(decisions):
+        if all(env.terminations.values()):
+            break
+        legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
+        placing = [a for a in legal if env.action_to_text(int(a)).startswith(("play", "set"))]
+        env.step(int(rng.choice(placing or legal)))
+    view = None if viewer == "omniscient" else viewer
+    return family_table_picture(table_view(env.game_state, game), view)
+
+
 def make(out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     written = []
+    for name, spec in FAMILY_PICTURES.items():
+        path = out / name
+        path.write_bytes(png_bytes(palette_picture(family_picture(*spec))))
+        written.append(path)
     for name, (record_name, steps, viewer) in PICTURES.items():
         record = load(ROOT / "tests" / "golden" / record_name)
         hand = start_from_record(record)

@@ -18,6 +18,7 @@ diff. ::
 
     python -m nos_env.playthrough regenerate tests/playthroughs   # every file, from its own header
     python -m nos_env.playthrough record --game nos --param num_players=5 --seed 3 -o FILE
+    python -m nos_env.playthrough family tests/playthroughs      # every family game and option value
 """
 
 from __future__ import annotations
@@ -88,9 +89,10 @@ def _episode(env, seed: int, policy_seed: int, actions: list[int] | None = None)
         k += 1
 
 
-def record(game: str, params: dict, seed: int, policy_seed: int, comment: str = "") -> dict:
-    """Play one episode with a seeded random policy and pin every decision."""
-    env = make_env(game, params)
+def record(game: str, params: dict, seed: int, policy_seed: int, comment: str = "", backend: str | None = None) -> dict:
+    """Play one episode with a seeded random policy and pin every decision (on ``backend``, where
+    the game has two: the family files are recorded on the reference engine)."""
+    env = make_env(game, params, backend)
     steps = list(_episode(env, seed, policy_seed))
     return {
         "format": FORMAT,
@@ -143,7 +145,86 @@ def regenerate(directory: Path) -> list[Path]:
         raise FileNotFoundError(f"no playthrough files in {directory}")
     for path in paths:
         old = load(path)
-        save(record(old["game"], old["params"], old["seed"], old["policy_seed"], old.get("comment", "")), path)
+        backend = "reference" if old["game"] in FAMILY_RECORD_ON_REFERENCE else None
+        save(record(old["game"], old["params"], old["seed"], old["policy_seed"], old.get("comment", ""), backend),
+             path)
+    return paths
+
+
+#: Family games are recorded on the reference engine (the readable one); the check replays
+#: them on both.
+FAMILY_RECORD_ON_REFERENCE = ("block", "draw", "cross", "double_nine_cross", "matador", "all_fives",
+                              "fives_and_threes", "five_up", "bergen", "fours", "blind")
+#: A value other than the default for each family option (those a game's rules refuse are left out).
+FAMILY_VARIANTS = {
+    "opening": ("highest_tile", "free", "highest_double", "lowest_tile"),
+    "first_seat": (1,),
+    "tileset": ("double_nine",),
+    "hand_size": (3,),
+    "draw_rule": ("one",),
+    "cross_phase_draw": ("one",),
+    "boneyard_reserve": (2,),
+    "blocked_scoring": ("total",),
+    "hand_scoring": ("one_point",),
+    "award_rounding": ("total",),
+    "spinners": ("first",),
+    "multi_play": ("may",),
+    "teams": (True,),
+    "team_out": ("both",),
+    "double_counts_one_end": (True,),
+    "stock_to_winner": (True,),
+    "play_on_double": (True,),
+    "optional_play": (True,),
+}
+
+
+def family_specs() -> list[tuple[str, str, dict]]:
+    """(file name, game, params) of the family playthroughs: per game, one hand for every player
+    count, one match with the page's defaults, and one hand for every option value other than
+    its default (``FAMILY_VARIANTS``)."""
+    from .family_backends import rules_for
+    from .registry import game_info
+
+    specs = []
+    for game in FAMILY_RECORD_ON_REFERENCE:
+        rules = rules_for(game, None, {})
+        for n in game_info(game).player_counts:
+            specs.append((f"{game}_{n}p", game, {"num_players": n, "target_score": None}))
+        if rules.target_score is not None:
+            specs.append((f"{game}_match", game, {}))
+        defaults = rules.options()
+        for name in defaults:
+            for value in FAMILY_VARIANTS.get(name, ()):
+                params = {name: value}
+                if name == "first_seat" and defaults.get("opening") != "free":
+                    params["opening"] = "free"
+                if name == "team_out":
+                    params["teams"] = True
+                if name != "target_score":
+                    params["target_score"] = None
+                if value == defaults[name] or not _accepted(game, params):
+                    continue
+                specs.append((f"{game}_{name}_{str(value).lower()}", game, params))
+    return specs
+
+
+def _accepted(game: str, params: dict) -> bool:
+    from .family_backends import rules_for
+
+    try:
+        rules_for(game, params.get("num_players"), {k: v for k, v in params.items() if k != "num_players"})
+    except ValueError:
+        return False
+    return True
+
+
+def record_family(directory: Path, seed: int = 0, policy_seed: int = 0) -> list[Path]:
+    """Write every family playthrough of :func:`family_specs` into ``directory``."""
+    paths = []
+    for name, game, params in family_specs():
+        path = Path(directory) / f"{name}.json"
+        save(record(game, params, seed, policy_seed, f"family: {name}", backend="reference"), path)
+        paths.append(path)
     return paths
 
 
@@ -170,11 +251,16 @@ def main(argv: list[str] | None = None) -> int:
     rec.add_argument("--policy-seed", type=int, default=0, help="the random policy's seed")
     rec.add_argument("--comment", default="")
     rec.add_argument("-o", "--output", type=Path, required=True)
+    fam = sub.add_parser("family", help="record every family playthrough (family_specs) into a folder")
+    fam.add_argument("directory", type=Path)
     chk = sub.add_parser("check", help="replay playthrough files and report the first difference")
     chk.add_argument("files", type=Path, nargs="+")
     args = parser.parse_args(argv)
     if args.command == "regenerate":
         for path in regenerate(args.directory):
+            print(f"wrote {path}")
+    elif args.command == "family":
+        for path in record_family(args.directory):
             print(f"wrote {path}")
     elif args.command == "record":
         save(record(args.game, dict(args.param), args.seed, args.policy_seed, args.comment), args.output)

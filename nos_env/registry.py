@@ -45,6 +45,28 @@ register(Game(
     module="nos_env.nos_v0",
 ))
 
+#: The family games (docs/rules/family.md): one environment class (nos_env.family_env), one
+#: versioned module each. Player counts as on each page; tests/test_family_env.py checks them
+#: against the rules objects.
+_FAMILY = (
+    ("block", "Block: play to the line, no drawing; pips left score (F16)", (2, 3, 4, 5)),
+    ("draw", "Draw: the Block game with a boneyard to draw from", (2, 3, 4, 5)),
+    ("cross", "Cross: four arms from the set double, filled before the line goes on", (2, 3, 4, 5)),
+    ("double_nine_cross", "Double-Nine Cross: Cross on the double-nine set, every later double spins",
+     tuple(range(2, 9))),
+    ("matador", "Matador: ends add up to seven; the four matadors play anywhere", (2, 3, 4)),
+    ("all_fives", "All Fives: score the open ends when they add up to a multiple of five", (2, 3, 4)),
+    ("fives_and_threes", "Fives and Threes: score multiples of five and of three", (2, 3, 4)),
+    ("five_up", "Five Up: every double spins; score multiples of five, exactly 61 wins", (2, 3, 4)),
+    ("bergen", "Bergen: score matching ends (double header, triple header) to 15", (2, 3, 4)),
+    ("fours", "Fours: play as many tiles a turn as fit, four players", (4,)),
+    ("blind", "Blind: rows turned up one by one, nobody sees his own tiles", (2, 3, 4, 5)),
+)
+for _id, _summary, _counts in _FAMILY:
+    register(Game(id=_id, versioned=f"{_id}_v0", summary=_summary, player_counts=_counts,
+                  module=f"nos_env.{_id}_v0"))
+del _id, _summary, _counts
+
 
 def list_games() -> list[str]:
     """The ids of every registered game, sorted."""

@@ -7,7 +7,7 @@ import pytest
 
 from conftest import ROOT
 
-DOCS = [ROOT / "README.md", ROOT / "docs" / "scripting.md", ROOT / "docs" / "agents.md"]
+DOCS = [ROOT / "README.md", ROOT / "docs" / "scripting.md", ROOT / "docs" / "agents.md", ROOT / "docs" / "family.md"]
 
 
 def python_blocks(path):

@@ -37,7 +37,7 @@ def test_the_same_seed_plays_the_same_game_through_every_entry():
 def test_an_unknown_game_names_the_known_ones(bad):
     for make in (lambda: nos_env.env(game=bad), lambda: nos_env.raw_env(game=bad),
                  lambda: nos_env.vector_env(1, game=bad)):
-        with pytest.raises(ValueError, match=r"unknown game .*known: \['nos'"):
+        with pytest.raises(ValueError, match=r"unknown game .*known: \[.*'nos'"):
             make()
 
 

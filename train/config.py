@@ -8,6 +8,7 @@ allowed. ``python -m train --print-defaults`` prints the full default config.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import difflib
 import math
@@ -17,7 +18,7 @@ from typing import Any
 
 import yaml
 
-from agents.registry import AGENTS
+from agents.registry import known_agents
 from nos_env.threads import check_num_threads
 
 
@@ -39,6 +40,8 @@ class RunConfig:
 
 @dataclass
 class EnvConfig:
+    game: str = "nos"  # "nos" or a family game (nos_env.family.rules.GAMES: block, draw, all_fives, ...)
+    game_options: dict = field(default_factory=dict)  # a family game's options (its rules page's Options table)
     num_envs: int = 1024  # tables stepped at once
     num_players: int = 4
     learner_seat: Any = "rotate"  # "rotate" or a fixed seat number
@@ -131,6 +134,14 @@ class TrainConfig:
 
 SECTIONS = {f.name: f.default_factory for f in dataclasses.fields(TrainConfig)}
 
+#: Defaults that differ for a family game (env.game other than "nos"): its agents are Random,
+#: Greedy and Search (agents/family/), so the opponents and evaluations use Greedy and Random.
+FAMILY_DEFAULTS = {
+    ("opponents", "baselines"): {"greedy": 0.7, "random": 0.3},
+    ("eval", "opponent"): "greedy",
+    ("eval", "final_opponents"): ["random", "greedy"],
+}
+
 
 def _fail(where: str, message: str) -> None:
     raise ConfigError(f"{where}: {message}")
@@ -195,6 +206,11 @@ def from_dict(data: dict | None, source: str = "config") -> TrainConfig:
             if default is not None and key not in ("learner_seat", "target_kl", "num_threads", "address"):
                 value = _check_type(where, value, default)
             setattr(target, key, value)
+    given = {(section, key) for section, values in data.items() if isinstance(values, dict) for key in values}
+    if config.env.game != "nos":  # Tactics plays Nos only: a family game's defaults use its own agents
+        for (section, key), value in FAMILY_DEFAULTS.items():
+            if (section, key) not in given:
+                setattr(getattr(config, section), key, copy.deepcopy(value))
     validate(config, source)
     return config
 
@@ -222,8 +238,15 @@ def validate(c: TrainConfig, source: str = "config") -> None:
     _positive(w("run.seed"), c.run.seed, allow_zero=True)
     _positive(w("run.total_timesteps"), c.run.total_timesteps)
     _positive(w("env.num_envs"), c.env.num_envs)
-    if c.env.num_players not in (3, 4, 5):
-        _fail(w("env.num_players"), f"must be 3, 4 or 5, got {c.env.num_players}")
+    game = c.env.game
+    if game == "nos":
+        if c.env.num_players not in (3, 4, 5):
+            _fail(w("env.num_players"), f"must be 3, 4 or 5, got {c.env.num_players}")
+        if c.env.game_options:
+            _fail(w("env.game_options"), "are for the family games; Nos takes its options elsewhere (none here)")
+    else:
+        _check_family(c, source)
+    agents = known_agents(game)
     seat = c.env.learner_seat
     if seat != "rotate" and not (isinstance(seat, int) and not isinstance(seat, bool)
                                  and 0 <= seat < c.env.num_players):
@@ -237,8 +260,9 @@ def validate(c: TrainConfig, source: str = "config") -> None:
         _fail(w("opponents.baselines"), "needs at least one agent: the pool starts with the baselines "
                                         "(snapshots join it during training)")
     for name, weight in c.opponents.baselines.items():
-        if name not in AGENTS:
-            _fail(w(f"opponents.baselines.{name}"), f"unknown agent{_suggest(name, AGENTS)}")
+        if name not in agents:
+            _fail(w(f"opponents.baselines.{name}"), f"unknown agent{_suggest(name, agents)}"
+                                                    + ("" if game == "nos" else f" (agents of {game})"))
         if isinstance(weight, bool) or not isinstance(weight, (int, float)) or weight < 0:
             _fail(w(f"opponents.baselines.{name}"), f"weight must be a number >= 0, got {weight!r}")
     if c.opponents.baselines and sum(c.opponents.baselines.values()) <= 0:
@@ -286,8 +310,9 @@ def validate(c: TrainConfig, source: str = "config") -> None:
     _positive(w("eval.final_deals"), c.eval.final_deals, allow_zero=True)
     for key, names in (("eval.opponent", [c.eval.opponent]), ("eval.final_opponents", c.eval.final_opponents)):
         for name in names:
-            if name not in AGENTS:
-                _fail(w(key), f"unknown agent {name!r}{_suggest(str(name), AGENTS)}")
+            if name not in agents:
+                _fail(w(key), f"unknown agent {name!r}{_suggest(str(name), agents)}"
+                              + ("" if game == "nos" else f" (agents of {game})"))
     _positive(w("output.checkpoint_every"), c.output.checkpoint_every, allow_zero=True)
     if c.run.engine not in ("sb3", "rllib"):
         _fail(w("run.engine"), f"must be 'sb3' or 'rllib', got {c.run.engine!r}")
@@ -307,6 +332,26 @@ def validate(c: TrainConfig, source: str = "config") -> None:
         if r.address is None and r.num_env_runners + 1 > r.num_cpus:
             _fail(w("rllib.num_env_runners"), f"{r.num_env_runners} runners and the driver need "
                                               f"{r.num_env_runners + 1} CPUs; rllib.num_cpus is {r.num_cpus}")
+
+
+def _check_family(c: TrainConfig, source: str) -> None:
+    """A family game's name, player count and options, checked by its rules (make_rules)."""
+    from agents.family.games import family_games, make_rules, player_counts
+
+    game = c.env.game
+    games = family_games()
+    if game not in games:
+        _fail(f"{source}: env.game", f"unknown game {game!r}{_suggest(str(game), ['nos'] + games)}")
+    counts = player_counts(game)
+    if c.env.num_players not in counts:
+        _fail(f"{source}: env.num_players", f"{game} is played by {', '.join(map(str, counts))} players, "
+                                            f"got {c.env.num_players}")
+    try:
+        make_rules(game, c.env.num_players, **c.env.game_options)
+    except (ValueError, TypeError) as exc:
+        _fail(f"{source}: env.game_options", str(exc))
+    if c.env.tactics_hint:
+        _fail(f"{source}: env.tactics_hint", f"is Nos's (the Tactics agent plays Nos only), not {game}'s")
 
 
 def defaults_yaml() -> str:

@@ -13,15 +13,16 @@ EVAL_SEED = 1_000_003
 
 
 def evaluate(policy, opponent: str, deals: int, num_players: int, seed: int = EVAL_SEED,
-             num_threads: int | str | None = None) -> dict:
+             num_threads: int | str | None = None, game: str = "nos", game_options: dict | None = None) -> dict:
     """The model (deterministic) in one seat against ``num_players - 1`` copies of ``opponent``,
     duplicate deals with every rotation. Chips per hand for the model, and its head-to-head
-    difference to the opponent's seats (the tournament's "model vs <opponent>")."""
+    difference to the opponent's seats (the tournament's "model vs <opponent>"). For a family
+    ``game`` the same in points per hand (the keys keep their names)."""
     from agents.model import PolicyAgent  # torch and SB3 (the train extra): not needed by the rllib engine
 
     agent = PolicyAgent(policy, seed=seed, deterministic=True)
     result = run_tournament([agent] + [opponent] * (num_players - 1), deals, seed=seed, progress=False,
-                            num_threads=num_threads)
+                            num_threads=num_threads, game=game, game_options=game_options)
     s = result.summary()
     model = s["agents_by_name"]["model"]
     versus = s["head_to_head_by_name"][f"model vs {opponent}"]

@@ -9,9 +9,10 @@ from .config import TrainConfig
 from .evaluation import EVAL_SEED, evaluate, read_csv
 
 
-def results_table(rows: list[dict]) -> str:
-    """A markdown table: one row per opponent, the model in one seat against the rest."""
-    lines = ["| opponents | deals (hands) | model chips/hand | model − opponent (chips/hand) | beats it? |",
+def results_table(rows: list[dict], unit: str = "chips") -> str:
+    """A markdown table: one row per opponent, the model in one seat against the rest (``unit``:
+    chips for Nos, points for a family game)."""
+    lines = [f"| opponents | deals (hands) | model {unit}/hand | model − opponent ({unit}/hand) | beats it? |",
              "|---|---|---|---|---|"]
     for r in rows:
         significant = abs(r["difference"]) > r["difference_ci95"]
@@ -57,7 +58,8 @@ def final_report(config: TrainConfig, policy, run_dir: Path, training_seconds: f
     if config.eval.final_deals > 0:
         for opponent in config.eval.final_opponents:
             row = evaluate(policy, opponent, config.eval.final_deals, n, seed=EVAL_SEED + 1,
-                           num_threads=config.env.num_threads)
+                           num_threads=config.env.num_threads, game=config.env.game,
+                           game_options=config.env.game_options)
             row["seats"] = n - 1
             rows.append(row)
     best = run_dir / "best_model.zip"
@@ -65,7 +67,8 @@ def final_report(config: TrainConfig, policy, run_dir: Path, training_seconds: f
         from agents.model import load_policy
 
         row = evaluate(load_policy(best), config.eval.opponent, config.eval.final_deals, n, seed=EVAL_SEED + 1,
-                       num_threads=config.env.num_threads)
+                       num_threads=config.env.num_threads, game=config.env.game,
+                       game_options=config.env.game_options)
         row["seats"] = n - 1
         row["opponent_label"] = f"{config.eval.opponent} (best_model.zip)"
         rows.append(row)
@@ -84,10 +87,10 @@ def final_report(config: TrainConfig, policy, run_dir: Path, training_seconds: f
         "learning_curve": str(png),
     }
     (run_dir / "results.json").write_text(json.dumps(results, indent=1))
-    table = results_table(rows) if rows else "(no final evaluation: eval.final_deals is 0 or no final_opponents)"
+    table = results_table(rows, "chips" if config.env.game == "nos" else "points") if rows else "(no final evaluation: eval.final_deals is 0 or no final_opponents)"
     fps_text = f"{fps[-1]:,.0f}" if fps else "n/a"
     report = "\n".join([
-        f"# Training report: {config.run.name}", "",
+        f"# Training report: {config.run.name}" + ("" if config.env.game == "nos" else f" ({config.env.game})"), "",
         f"- timesteps: {results['timesteps']:,}; this launch trained for {training_seconds:.0f} s at {fps_text} "
         f"learner decisions/s (updates included)",
         f"- model: `{run_dir / 'model.zip'}` (play it with `make_agent(\"model:{run_dir / 'model.zip'}\")`)",

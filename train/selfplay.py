@@ -39,6 +39,14 @@ Tactics agent's choice in the same position is appended as one more float
 ``env_method("action_masks")``, as sb3-contrib's MaskablePPO asks) returns the
 batch's masks, bool [B, 557].
 
+Family games (issue 15; ``game="draw"`` etc. with ``game_options``): the tables are
+``FamilyTables``, the observation and action sizes are the game's, the opponents are the
+family agents (``agents/family/``), an episode is one hand unless ``game_options`` gives a
+``target_score``, and the reward is the learner's *relative* points: its points gained minus
+the mean of the other seats' (the family's scores are not zero-sum, and a hand is won by
+out-scoring the others), times ``reward_scale``. ``infos[b]["points"]`` holds each seat's
+points in the finished episode.
+
 Seeding: table b's deals come from SplitMix64 seeded with ``seed + b``, as in
 ``nos_env.vector_env``; the opponent draws are seeded from ``seed`` too, and
 ``VecEnv.seed(s)`` followed by ``reset()`` reseeds the tables, the pool and
@@ -115,6 +123,8 @@ class SelfPlayVecEnv(VecEnv):
         learner_seat: int | str = "rotate",
         reward_scale: float = 0.01,
         tactics_hint: bool = False,
+        game: str = "nos",
+        game_options: dict | None = None,
         **table_options,
     ):
         if not isinstance(opponents, OpponentPool):
@@ -125,7 +135,24 @@ class SelfPlayVecEnv(VecEnv):
             raise ValueError(f"learner_seat must be 'rotate' or a seat 0..{num_players - 1}, got {learner_seat!r}")
         if not reward_scale > 0:
             raise ValueError(f"reward_scale must be positive, got {reward_scale}")
-        self.tables = FastTables(num_envs, num_players, seed, observation_dtype="float32", **table_options)
+        self.game = game
+        self.family = game != "nos"
+        if self.family:
+            from agents.family.games import tables_class
+            from agents.tournament import family_options
+
+            if tactics_hint:
+                raise ValueError(f"the Tactics hint is Nos's, not {game}'s")
+            self.tables = tables_class(game)(game, num_envs, num_players=num_players, seed=seed,
+                                       observation_dtype="float32", **family_options(game, game_options),
+                                       **table_options)
+            self.tables.seed_tables(np.arange(num_envs), seed + np.arange(num_envs))
+            obs_size, num_actions = int(self.tables.observation_size), int(self.tables.num_actions)
+        else:
+            if game_options:
+                raise ValueError("game_options are for the family games")
+            self.tables = FastTables(num_envs, num_players, seed, observation_dtype="float32", **table_options)
+            obs_size, num_actions = OBSERVATION_SIZE, NUM_ACTIONS
         self.pool = opponents
         self.n = self.tables.num_players
         self.learner_seat_mode = learner_seat
@@ -135,11 +162,11 @@ class SelfPlayVecEnv(VecEnv):
         if self.tactics_hint:
             from agents.tactics import TacticsAgent
 
-            self.hint_agent = TacticsAgent(seed=seed + 7919)
+            self.hint_agent = TacticsAgent(seed=seed + 7919, compiled=True)  # the hint at engine speed
         self.render_mode = None
-        size = OBSERVATION_SIZE + (1 if self.tactics_hint else 0)
+        size = obs_size + (1 if self.tactics_hint else 0)
         observation_space = spaces.Box(-np.inf, np.inf, (size,), np.float32)
-        super().__init__(int(num_envs), observation_space, spaces.Discrete(NUM_ACTIONS))
+        super().__init__(int(num_envs), observation_space, spaces.Discrete(num_actions))
         B = self.num_envs
         self.learner = np.zeros(B, np.int64)  # the learner's seat at each table
         self.opponent_of = np.zeros((B, self.n), np.int64)  # pool index per seat (learner's seat unused)
@@ -149,6 +176,7 @@ class SelfPlayVecEnv(VecEnv):
         self._loop = PlayLoop(self.tables, self.pool.agents, self.opponent_of, rest="idle", autoreset=False)
         self._carry = np.zeros(B, np.float64)  # chips owed to the next step (after an end in a span)
         self._episode_chips = np.zeros(B, np.float64)
+        self._episode_points = np.zeros((B, self.n), np.int64)  # family games: every seat's points
         self._episode_decisions = np.zeros(B, np.int64)
         self._actions = None
         self._started = False
@@ -162,18 +190,22 @@ class SelfPlayVecEnv(VecEnv):
             self.learner[rows] = int(self.learner_seat_mode)
         self.opponent_of[rows] = self.pool.draw((len(rows), self.n))
         self._episode_chips[rows] = 0.0
+        self._episode_points[rows] = 0
         self._episode_decisions[rows] = 0
 
     def _finish(self, rows: np.ndarray, infos: list[dict], final_chips: np.ndarray) -> None:
         """Episodes ended at ``rows`` (tables not reset yet): fill their infos, start the next ones."""
         terminal = self.tables.observe_rows(rows, self.learner[rows])
-        starting = self.tables.episode_start_chips[rows]
+        starting = None if self.family else self.tables.episode_start_chips[rows]
         for i, b in enumerate(rows):
             ended = {"terminal_observation": self._with_hint_rows(terminal[i : i + 1], None)[0],
                      "episode": {"r": float(self._episode_chips[b]), "l": int(self._episode_decisions[b])},
-                     "final_chips": final_chips[b, : self.n].copy(),
-                     "chips": (final_chips[b, : self.n] - starting[i]).copy(),
                      "learner_seat": int(self.learner[b])}
+            if self.family:
+                ended["points"] = self._episode_points[b].copy()
+            else:
+                ended["final_chips"] = final_chips[b, : self.n].copy()
+                ended["chips"] = (final_chips[b, : self.n] - starting[i]).copy()
             if "episode" in infos[b]:
                 # A second end in one span: a hand without a learner decision (closed before its
                 # turn). The step reports the first; later ones are listed, not lost.
@@ -217,6 +249,10 @@ class SelfPlayVecEnv(VecEnv):
     def _account(self, rewards: np.ndarray, ended_before: np.ndarray) -> None:
         """Credit the learner's own seat: to this step, or to the next after an end in this span."""
         mine = rewards[np.arange(self.num_envs), self.learner].astype(np.float64)
+        if self.family:  # relative points: own minus the mean of the others' (see the module)
+            gained = np.asarray(rewards)[:, : self.n]
+            self._episode_points += np.where(ended_before[:, None], 0, gained)
+            mine = mine - (gained.sum(axis=1) - mine) / (self.n - 1)
         self._span += np.where(ended_before, 0.0, mine)
         self._carry += np.where(ended_before, mine, 0.0)
         self._episode_chips += mine
@@ -225,7 +261,10 @@ class SelfPlayVecEnv(VecEnv):
     def reset(self):
         seed = self._seeds[0] if self._seeds[0] is not None else None
         if seed is not None:
-            self.tables.seed(seed)
+            if self.family:
+                self.tables.seed_tables(np.arange(self.num_envs), seed + np.arange(self.num_envs))
+            else:
+                self.tables.seed(seed)
             self.pool.rng = np.random.default_rng([seed, 0x5E1F])
             for i, agent in enumerate(self.pool.agents):
                 agent.rng = np.random.default_rng([seed, 0xA6E, i])

@@ -43,12 +43,19 @@ from .selfplay import OpponentPool, SelfPlayVecEnv
 def make_env(config: TrainConfig) -> tuple[SelfPlayVecEnv, OpponentPool]:
     c = config
     pool = OpponentPool(seed=c.run.seed)
+    game_kwargs, table_kwargs = {}, {"auto_forced": c.env.auto_forced, "num_threads": c.env.num_threads}
+    if c.env.game != "nos":  # a family game: its agents are built for the tables' rules
+        from agents.family.games import make_rules
+        from agents.tournament import family_options
+
+        options = family_options(c.env.game, c.env.game_options)
+        game_kwargs = {"game": c.env.game, "rules": make_rules(c.env.game, c.env.num_players, **options)}
+        table_kwargs = {"game": c.env.game, "game_options": options, "threads": c.env.num_threads}
     for i, (name, weight) in enumerate(c.opponents.baselines.items()):
-        pool.add(make_agent(name, seed=c.run.seed * 7919 + i), weight, label=name)
+        pool.add(make_agent(name, seed=c.run.seed * 7919 + i, **game_kwargs), weight, label=name)
     env = SelfPlayVecEnv(c.env.num_envs, pool, num_players=c.env.num_players, seed=c.run.seed,
                          learner_seat=c.env.learner_seat, reward_scale=c.env.reward_scale,
-                         tactics_hint=c.env.tactics_hint, auto_forced=c.env.auto_forced,
-                         num_threads=c.env.num_threads)
+                         tactics_hint=c.env.tactics_hint, **table_kwargs)
     return env, pool
 
 
@@ -167,7 +174,7 @@ class TrainingCallback(BaseCallback):
     def run_eval(self, at: int | None = None) -> dict:
         c = self.config
         result = evaluate(self.model.policy, c.eval.opponent, c.eval.deals, c.env.num_players,
-                          num_threads=c.env.num_threads)
+                          num_threads=c.env.num_threads, game=c.env.game, game_options=c.env.game_options)
         result["timesteps"] = int(self.num_timesteps if at is None else at)
         result["seconds"] = time.perf_counter() - self.start
         for key in ("model_chips_per_hand", "difference", "difference_ci95"):

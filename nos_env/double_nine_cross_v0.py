@@ -1,0 +1,123 @@
+# noqa: D212, D415
+"""
+# Double-Nine Cross
+
+| | |
+|---|---|
+| Import | `from nos_env import double_nine_cross_v0; env = double_nine_cross_v0.env()` (or `nos_env.env(game="double_nine_cross")`) |
+| Actions | Discrete |
+| Parallel API | No |
+| Manual Control | No |
+| Agents | `agents = ['player_0', ..., 'player_{n-1}']`, n in 2, 3, 4, 5, 6, 7, 8 (default 4) |
+| Action Shape | (1,) |
+| Action Values | Discrete(1267) (55 tiles, 22 arms) |
+| Observation Shape | `{"observation": (2672,) float32 or (2708,) uint8, "action_mask": (1267,) int8}` |
+| Observation Values | flags and one-hots in {0, 1}; counts >= 0; scores / score_scale |
+| Rewards | points gained per step, relative to the others by default (see Rewards) |
+
+The rules: `docs/rules/double_nine_cross.md` (and `docs/rules/family.md`, F1..F24, for what the
+games share). This module only names the game; the environment is
+`nos_env.family_env` (AEC) and `nos_env.family_vector` (many tables).
+
+### Action space
+
+| block | ids | meaning |
+|---|---|---|
+| play | 0-1209 | `tile*22 + arm` (tile 0..54 low-major: 0-0, 0-1, ...; arm 0..21, F7) |
+| set | 1210-1264 | `P + tile`: set this tile (opening='free') |
+| draw | 1265 | draw from the boneyard |
+| pass | 1266 | pass (also ends a Fours turn / an F23 extra play) |
+
+Legal actions are the mask's ones; `env.unwrapped.action_to_text(i)` and
+`text_to_action("play 3-5 on L1")` convert.
+
+### Observation space
+
+From the observer's seat (offset 0); `env.unwrapped.observation_layout` maps each slice to `(start, stop, shape)`.
+
+| slice | shape | meaning |
+|---|---|---|
+| num_players | (7,) | one-hot of the player count |
+| phase | (4,) | one-hot: opening (a set is pending), play, drawn (has drawn this turn), continuing (Fours turn, F23 extra play) |
+| hand | (55,) | the observer's tiles |
+| on_table | (55,) | tiles on the layout (the set tile included) |
+| placer | (55, 8) | who placed each tile, by seat offset (0: the observer) |
+| tile_arm | (55, 23) | the arm each tile lies on; last column: the set tile |
+| set_tile | (55,) | the set tile, one-hot |
+| arm_exists | (22,) | the arm is open on the table |
+| arm_open | (22, 10) | each arm's open number, one-hot |
+| arm_count | (22,) | tiles on each arm |
+| arm_playable | (22,) | the arm takes a tile now (Cross's fill rule, ...) |
+| arm_double_end | (22,) | its last tile is a double with nothing beyond |
+| seat_present | (8,) | the seat is at the table |
+| seat_to_move | (8,) | the seat to move |
+| seat_hand_size | (8,) | tiles in each hand |
+| seat_partner | (8,) | teams: the observer's partner |
+| seat_void | (8, 55) | public evidence (F24): tiles the seat is known not to hold |
+| boneyard_size | (1,) | tiles in the boneyard |
+| boneyard_drawable | (1,) | tiles that may still be drawn (above the reserve) |
+| seat_score | (8,) | match scores / score_scale |
+| target | (1,) | the target score / score_scale (0: a single hand) |
+
+### Rewards
+
+The points of each step (plays that score, the end of a hand) become rewards by the
+option `reward`: `"relative"` (default: the seat's points minus the mean of the other
+seats' points, zero-sum), `"points"` (the seat's own points) or `"win"` (0 until the
+episode ends, then +1 to the winning side and -1/(G-1) to every other seat, G sides;
+no winner: 0). Team games pay both partners alike. An episode is a match to
+`target_score`, or one hand with `target_score=None`.
+
+### Options
+
+Game options (the page's "Options" table):
+
+| option | default | allowed |
+|---|---|---|
+| `hand_size` | `None` | None (the page's table) or an integer k >= 1 with num_players*k + boneyard_reserve <= tiles in the set |
+| `draw_rule` | `'until_playable'` | one of 'until_playable', 'one' |
+| `cross_phase_draw` | `'as_draw'` | one of 'as_draw', 'one' |
+| `boneyard_reserve` | `0` | an integer r >= 0 (the bottom r tiles are never drawn, F11) |
+| `blocked_scoring` | `'difference'` | one of 'difference', 'total' |
+| `target_score` | `100` | a positive integer, or None (a single hand) |
+| `teams` | `False` | True or False (4 players only) |
+| `team_out` | `'one'` | one of 'one', 'both' |
+| `double_counts_one_end` | `False` | True or False |
+| `stock_to_winner` | `False` | True or False |
+| `play_on_double` | `False` | True or False |
+
+Environment arguments (every family game): `num_players`, `render_mode` (`"human"`,
+`"ansi"`, `"rgb_array"`), `backend` (`"fast"` default, `"reference"`), `reward`,
+`observation_dtype` (`"float32"` default, `"uint8"`: the compact form),
+`score_scale` (100.0), `render_viewer` (a seat, default 0; `"omniscient"` shows every
+hand, for people only); `vector_env(num_envs, seed=None, reward=..., observation_dtype="uint8",
+copy_observations=False, num_threads=None, ...)` takes the same game options.
+
+### Version History
+
+* v0: first release.
+"""
+
+from .family_env import env as _env
+from .family_env import raw_env as _raw_env
+from .family_vector import vector_env as _vector_env
+
+GAME = "double_nine_cross"
+
+
+def env(**options):
+    """The Double-Nine Cross environment with PettingZoo's order checks (options above)."""
+    return _env(GAME, **options)
+
+
+def raw_env(**options):
+    """The bare Double-Nine Cross environment."""
+    return _raw_env(GAME, **options)
+
+
+def vector_env(num_envs: int, **options):
+    """``num_envs`` tables of Double-Nine Cross on the fast engine (``nos_env.family_vector``)."""
+    return _vector_env(num_envs, game=GAME, **options)
+
+
+__all__ = ["GAME", "env", "raw_env", "vector_env"]

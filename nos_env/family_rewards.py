@@ -1,0 +1,81 @@
+"""Rewards of the family environments: the engines' points turned into what an agent learns from.
+
+Both engines report, for every step, the points each seat gained (team games: both
+partners carry the team's points). The option ``reward`` (family contract, "Scores and
+rewards") chooses what an agent receives:
+
+- ``"relative"`` (default): the seat's points minus the mean of the other seats' points in
+  that step. The rewards of a step add up to zero, so a seat is paid for gaining on the
+  table, not for a generous game;
+- ``"points"``: the seat's own points;
+- ``"win"``: 0 until the episode ends, then +1 to every seat on the winning side and
+  -1/(G-1) to every other seat, G being the number of sides (seats, or the two teams of
+  F20): a zero-sum result. No winner (a tie, F15): 0 for everyone.
+
+One module for the AEC environment (one row) and the vector environment (B rows), so
+both pay exactly the same.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+REWARDS = ("relative", "points", "win")
+
+
+def check_reward(value: object) -> str:
+    if not isinstance(value, str) or value not in REWARDS:
+        raise ValueError(f"reward must be one of {list(REWARDS)}, got {value!r}")
+    return value
+
+
+def sides(num_players: int, teams: bool) -> np.ndarray:
+    """The side of each seat: the seat itself, or its team (F20: seats 0 and 2 are team A)."""
+    if teams:
+        return np.arange(num_players) % 2
+    return np.arange(num_players)
+
+
+def relative(points: np.ndarray) -> np.ndarray:
+    """[..., n] points -> [..., n] float32: each seat's points minus the others' mean."""
+    points = np.asarray(points, np.float64)
+    n = points.shape[-1]
+    others = (points.sum(axis=-1, keepdims=True) - points) / (n - 1)
+    return (points - others).astype(np.float32)
+
+
+def win(winners: np.ndarray, side_of: np.ndarray) -> np.ndarray:
+    """[..., n] bool winners (every seat of the winning side marked, or none) -> [..., n] float32.
+
+    Winners get +1, the others -1/(G-1) with G = the number of sides; a row without a winner gets 0.
+    """
+    winners = np.asarray(winners, bool)
+    num_sides = int(side_of.max()) + 1
+    lose = np.float32(-1.0 / (num_sides - 1))
+    out = np.where(winners, np.float32(1.0), lose).astype(np.float32)
+    out[~winners.any(axis=-1)] = 0.0
+    return out
+
+
+def winners_mask(winner, num_players: int, side_of: np.ndarray) -> np.ndarray:
+    """An engine's ``winner`` (None, a seat, or a collection of seats) as a bool [n] mask of the
+    whole winning side (a team's partner included)."""
+    mask = np.zeros(num_players, bool)
+    if winner is None:
+        return mask
+    seats = [winner] if np.ndim(winner) == 0 else list(winner)
+    for seat in seats:
+        mask |= side_of == side_of[int(seat)]
+    return mask
+
+
+def step_rewards(mode: str, points, *, done: bool, winner, side_of: np.ndarray) -> np.ndarray:
+    """One step's rewards [n] float32 under ``mode``; ``winner`` matters only when ``done``."""
+    points = np.asarray(points, np.float64)
+    if mode == "points":
+        return points.astype(np.float32)
+    if mode == "relative":
+        return relative(points)
+    if not done:
+        return np.zeros(points.shape, np.float32)
+    return win(winners_mask(winner, points.shape[-1], side_of), side_of)

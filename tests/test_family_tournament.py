@@ -1,0 +1,102 @@
+"""Tournaments, Search and the leaderboard on the family games (agents/tournament.py with --game)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from agents import make_agent
+from agents.base import BatchContext
+from agents.family.search import FamilySearchAgent
+from agents.tournament import main, run_tournament
+from nos_env.family import rules as R
+from nos_env.family_tables import FamilyTables
+from nos_env.kernels.tilesets import tile_set
+
+T6 = tile_set(6).index
+
+
+def test_a_family_tournament_is_duplicate_and_reproducible():
+    args = (["greedy", "random", "greedy", "random"], 6)
+    a = run_tournament(*args, seed=5, game="draw", tables=8, progress=False)
+    b = run_tournament(*args, seed=5, game="draw", tables=8, progress=False)
+    c = run_tournament(*args, seed=6, game="draw", tables=8, progress=False)
+    for name in ("deal", "seat_agent", "chips", "stream_seed", "stream_index"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+    assert not np.array_equal(a.chips, c.chips)
+    assert len(a.deal) == 24 and len(np.unique(a.deal)) == 6
+    for d in np.unique(a.deal):  # every deal once per rotation, at tables sharing one stream
+        rows = np.flatnonzero(a.deal == d)
+        assert sorted(a.seat_agent[rows, 0].tolist()) == [0, 1, 2, 3]
+        assert len(set(a.stream_seed[rows].tolist())) == 1
+    # Draw pays the winner only (F16): at most one seat scores in a hand, never negative.
+    assert (a.chips >= 0).all() and ((a.chips > 0).sum(axis=1) <= 1).all()
+    s = a.summary()
+    assert s["game"] == "draw" and s["game_options"] == {"target_score": None}
+    assert "points/hand" in a.table()
+
+
+def test_family_tournament_checks_players_and_options():
+    with pytest.raises(ValueError, match="fours is played by 4 players"):
+        run_tournament(["greedy", "random", "greedy"], 2, game="fours", progress=False)
+    with pytest.raises(ValueError, match="tileset"):
+        run_tournament(["greedy", "random"], 2, game="draw", game_options={"tileset": "double_twelve"},
+                       progress=False)
+    with pytest.raises(ValueError, match="unknown agent 'tactics' for draw"):
+        run_tournament(["tactics", "random"], 2, game="draw", progress=False)
+
+
+def test_cli_runs_a_family_game_and_rates_it_under_its_name(tmp_path, capsys):
+    board = tmp_path / "board.json"
+    main(["--game", "all_fives", "--agents", "greedy", "random", "--deals", "4", "--seed", "2", "--quiet",
+          "--option", "award_rounding=total", "--leaderboard", str(board)])
+    out = capsys.readouterr().out
+    assert out.startswith("all_fives (award_rounding=total, target_score=None): 8 hands (4 deals, duplicate)")
+    data = json.loads(board.read_text())
+    assert list(data["games"]) == ["all_fives"]
+    with pytest.raises(SystemExit):
+        main(["--game", "drw", "--agents", "greedy", "random", "--deals", "1", "--no-leaderboard"])
+    assert "unknown game 'drw'" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ search
+def draw_position(hidden):
+    """Draw, 2 players: seat 0 sets [6-6] (forced), seat 1 holds [2-6], [1-6], [1-4], [1-5]; seat 0
+    keeps ``hidden`` (two tiles), the rest is the boneyard, ascending."""
+    rules = R.make_rules("draw", 2, target_score=None)
+    hands = [[T6[6, 6]] + [T6[p] for p in hidden], [T6[2, 6], T6[1, 6], T6[1, 4], T6[1, 5]]]
+    held = {t for h in hands for t in h}
+    tables = FamilyTables("draw", 1, 2, observation_dtype="float32", target_score=None)
+    tables.load_deal(0, hands, [t for t in range(28) if t not in held])
+    return rules, tables
+
+
+def test_search_reads_only_public_information():
+    # The same public position with other hidden tiles (seat 0's hand and the boneyard): the
+    # same decision and the same value estimates.
+    results = []
+    for hidden in ([(0, 0), (3, 4)], [(2, 2), (0, 5)]):
+        rules, tables = draw_position(hidden)
+        assert int(tables.current_player[0]) == 1
+        agent = FamilySearchAgent(tables.rules, seed=3, rollouts=24)
+        obs = tables.observe_rows(np.array([0]), np.array([1]))
+        ctx = BatchContext(tables=tables, table_index=np.array([0]), seats=np.array([1]))
+        action = agent.act_batch(obs, tables.masks[:1], ctx)[0]
+        results.append((int(action), agent.last_search["values"].copy()))
+    assert results[0][0] == results[1][0]
+    np.testing.assert_array_equal(results[0][1], results[1][1])
+
+
+def test_search_plays_legal_moves_and_leaves_the_table_alone():
+    rules, tables = draw_position([(0, 0), (3, 4)])
+    before = {k: np.array(v) for k, v in tables.clone_table(0).items()}
+    agent = make_agent("search", seed=1, game="draw", rules=tables.rules, rollouts=16)
+    ctx = BatchContext(tables=tables, table_index=np.array([0]), seats=np.array([1]))
+    a = agent.act_batch(tables.observe_rows(np.array([0]), np.array([1])), tables.masks[:1], ctx)[0]
+    assert tables.masks[0, a]
+    after = tables.clone_table(0)
+    for name, value in before.items():
+        np.testing.assert_array_equal(value, np.asarray(after[name]), err_msg=name)
+    assert agent.last_search["rollouts"] == 4  # 16 rollouts over 4 candidates (2 tiles x 2 arms)

@@ -1,0 +1,94 @@
+"""Training on a family game: the config's env.game and env.game_options, a tiny run, the
+self-play environment's relative points, and the shipped per-game configs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.family.games import make_rules
+from agents.family.greedy import FamilyGreedyAgent
+from agents.tournament import run_tournament
+from train.cli import main as train_main
+from train.config import ConfigError, from_dict, load_config
+from train.selfplay import OpponentPool, SelfPlayVecEnv
+
+ROOT = Path(__file__).resolve().parent.parent
+FAMILY_CONFIGS = sorted((ROOT / "configs" / "family").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("data,message", [
+    ({"env": {"game": "drw"}}, "env.game: unknown game 'drw' (did you mean 'draw'?)"),
+    ({"env": {"game": "fours", "num_players": 3}}, "env.num_players: fours is played by 4 players, got 3"),
+    ({"env": {"game": "draw", "game_options": {"tileset": "double_twelve"}}}, "env.game_options"),
+    ({"env": {"game": "draw", "game_options": {"colour": 1}}}, "env.game_options"),
+    ({"env": {"game": "draw", "tactics_hint": True}}, "env.tactics_hint: is Nos's"),
+    ({"env": {"game": "draw"}, "opponents": {"baselines": {"tactics": 1.0}}}, "unknown agent"),
+    ({"env": {"game_options": {"tileset": "double_nine"}}}, "env.game_options: are for the family games"),
+])
+def test_family_config_errors_name_the_key(data, message):
+    with pytest.raises(ConfigError, match=None) as info:
+        from_dict(data, "cfg.yaml")
+    assert message in str(info.value)
+
+
+def test_a_family_game_gets_family_agents_by_default():
+    c = from_dict({"env": {"game": "all_fives", "num_players": 2}})
+    assert c.opponents.baselines == {"greedy": 0.7, "random": 0.3}
+    assert c.eval.opponent == "greedy" and c.eval.final_opponents == ["random", "greedy"]
+    assert from_dict({}).eval.opponent == "tactics"  # Nos keeps its own
+
+
+@pytest.mark.parametrize("path", FAMILY_CONFIGS, ids=[p.stem for p in FAMILY_CONFIGS])
+def test_shipped_family_configs_load(path):
+    c = load_config(path)
+    assert c.env.game in path.stem and c.run.name == path.stem
+
+
+def test_self_play_rewards_are_relative_points():
+    # Every finished episode's rewards add up to the learner's points minus the mean of the
+    # others' (those the steps reported), for every table.
+    rules = make_rules("draw", 3, target_score=None)
+    pool = OpponentPool(seed=1)
+    pool.add(FamilyGreedyAgent(rules, seed=2), 1.0)
+    env = SelfPlayVecEnv(8, pool, num_players=3, seed=4, reward_scale=1.0, game="draw")
+    assert env.observation_space.shape == (env.tables.observation_size,)
+    env.reset()
+    totals = np.zeros(8)
+    checked = 0
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        masks = env.action_masks()
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        _, reward, done, infos = env.step(actions)
+        totals += reward
+        for b in np.flatnonzero(done):
+            points, seat = infos[b]["points"], infos[b]["learner_seat"]
+            relative = points[seat] - (points.sum() - points[seat]) / 2
+            assert totals[b] == pytest.approx(relative)
+            assert infos[b]["episode"]["r"] == pytest.approx(relative)
+            totals[b] = 0
+            checked += 1
+    assert checked > 8
+
+
+def test_tiny_family_training_run(tmp_path, capsys):
+    config = tmp_path / "tiny.yaml"
+    config.write_text(
+        "run: {name: tiny, total_timesteps: 256, output_dir: " + str(tmp_path) + "}\n"
+        "env: {game: bergen, num_players: 3, num_envs: 16}\n"
+        "ppo: {n_steps: 8, batch_size: 64, n_epochs: 1}\n"
+        "eval: {every: 0, final_deals: 2, final_opponents: [random]}\n"
+        "output: {checkpoint_every: 0, tensorboard: false, progress_bar: false}\n")
+    train_main(["--config", str(config)])
+    run = tmp_path / "tiny"
+    results = json.loads((run / "results.json").read_text())
+    assert results["timesteps"] == 256
+    assert [r["opponent"] for r in results["final"]] == ["random"]
+    assert "points/hand" in (run / "report.md").read_text()
+    # The saved model plays a bergen tournament as an agent.
+    r = run_tournament([f"model:{run / 'model.zip'}", "random", "greedy"], 2, game="bergen", progress=False)
+    assert len(r.deal) == 6

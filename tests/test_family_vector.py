@@ -1,0 +1,112 @@
+"""The family vector API (nos_env/family_vector.py): shapes, dtypes, rewards, auto-reset, seeding
+against the AEC environment on the reference engine, bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import nos_env
+from nos_env.family_backends import encoding_module
+from nos_env.family_vector import FamilyVectorEnv
+
+B = 6
+
+
+def legal_choice(masks, rng):
+    return np.array([int(rng.choice(np.flatnonzero(row))) for row in masks], np.int64)
+
+
+@pytest.mark.parametrize("game, n", [("draw", 3), ("five_up", 2), ("matador", 4), ("blind", 3), ("fours", 4)])
+def test_shapes_dtypes_and_auto_reset(game, n):
+    venv = nos_env.vector_env(B, game=game, num_players=n, seed=1, target_score=None) if game != "blind" \
+        else nos_env.vector_env(B, game=game, num_players=n, seed=1)
+    assert isinstance(venv, FamilyVectorEnv)
+    obs, masks, current = venv.reset()
+    D, A = venv.single_observation_space.shape[0], venv.single_action_space.n
+    assert obs.shape == (B, D) and obs.dtype == np.uint8 and venv.observation_space.shape == (B, D)
+    assert masks.shape == (B, A) and masks.dtype == np.int8 and current.shape == (B,) and current.dtype == np.int32
+    assert not obs.flags.writeable and not masks.flags.writeable
+    rng = np.random.default_rng(0)
+    finished = 0
+    for _ in range(150):
+        obs, masks, current, rewards, terminated, infos = venv.step(legal_choice(masks, rng))
+        assert rewards.shape == (B, n) and rewards.dtype == np.float32
+        assert terminated.shape == (B,) and terminated.dtype == np.bool_
+        np.testing.assert_allclose(rewards.sum(axis=1), 0, atol=1e-4)  # "relative" is zero-sum
+        # auto-reset: every table, finished or not, has a seat to move with legal actions
+        assert (masks.sum(axis=1) > 0).all() and ((0 <= current) & (current < n)).all()
+        finished += int(terminated.sum())
+    assert finished > 0
+
+
+CASES = [("all_fives", 2, {"target_score": None}), ("block", 3, {"target_score": None}), ("blind", 3, {}),
+         ("bergen", 2, {}), ("draw", 4, {"teams": True, "target_score": None}), ("five_up", 2, {"target_score": 20})]
+
+
+@pytest.mark.parametrize("reward", ["relative", "points", "win"])
+@pytest.mark.parametrize("game, n, options", CASES, ids=[c[0] for c in CASES])
+def test_table_b_plays_the_aec_game_of_seed_plus_b(game, n, options, reward):
+    """Every table's first episode equals the AEC environment's after reset(seed=seed + b) on the
+    reference engine: seats, masks, observations (compact decoded), rewards, the end (single
+    hands, matches, teams, Five Up's exact target)."""
+    venv = nos_env.vector_env(3, game=game, num_players=n, seed=40, reward=reward, **options)
+    obs, masks, current = venv.reset()
+    envs = [nos_env.env(game=game, num_players=n, backend="reference", reward=reward, **options) for _ in range(3)]
+    for b, e in enumerate(envs):
+        e.reset(seed=40 + b)
+    live = [True] * 3
+    rng = np.random.default_rng(1)
+    totals = np.zeros((3, n))
+    while any(live):
+        for b, e in enumerate(envs):
+            if not live[b]:
+                continue
+            seat = int(e.agent_selection.split("_")[1])
+            assert current[b] == seat
+            view = e.observe(e.agent_selection)
+            np.testing.assert_array_equal(masks[b], view["action_mask"])
+            decoded = encoding_module(game).decode_compact(obs[b:b + 1].copy(), venv.rules)[0]
+            np.testing.assert_allclose(decoded, view["observation"])
+        actions = legal_choice(masks, rng)
+        obs, masks, current, rewards, terminated, _ = venv.step(actions)
+        for b, e in enumerate(envs):
+            if not live[b]:
+                continue
+            e.step(int(actions[b]))
+            aec = [e.rewards.get(a, 0.0) for a in e.possible_agents]
+            np.testing.assert_allclose(rewards[b], aec, rtol=1e-6, atol=1e-6)
+            totals[b] += rewards[b]
+            assert bool(terminated[b]) == all(e.terminations.values())
+            live[b] = not terminated[b]
+    if reward == "win":  # every finished episode pays +1 to the winning side, or nothing (a tie)
+        assert all(max(row) in (0.0, 1.0) and abs(sum(row)) < 1e-6 for row in totals.tolist())
+
+
+def test_float_observations_and_copies():
+    venv = nos_env.vector_env(4, game="cross", seed=2, observation_dtype="float32", copy_observations=True)
+    obs, masks, _ = venv.reset()
+    assert obs.dtype == np.float32 and obs.shape == (4, venv.single_observation_space.shape[0])
+    out = venv.step(legal_choice(masks, np.random.default_rng(0)))[0]
+    assert out.flags.writeable  # a fresh copy each step
+
+
+def test_bad_input_is_refused_and_changes_nothing():
+    venv = nos_env.vector_env(3, game="draw", seed=5)
+    with pytest.raises(RuntimeError, match="call reset"):
+        venv.step(np.zeros(3, np.int64))
+    obs, masks, current = venv.reset()
+    before = (obs.copy(), masks.copy(), current.copy())
+    illegal = np.array([int(np.flatnonzero(row == 0)[0]) for row in masks])
+    for bad, match in [(np.zeros(2, np.int64), "shape"), (np.zeros(3, np.float64), "dtype"),
+                       (np.full(3, venv.num_actions), "outside"), (illegal, "illegal action")]:
+        with pytest.raises(ValueError, match=match):
+            venv.step(bad)
+        np.testing.assert_array_equal(venv.masks, before[1])
+        np.testing.assert_array_equal(venv.current_player, before[2])
+    for kwargs, match in [(dict(reward="chips"), "reward must be one of"),
+                          (dict(observation_dtype="int8"), "observation_dtype must be one of"),
+                          (dict(game="go"), "unknown game"),
+                          (dict(teams=3), "teams must be True or False")]:
+        with pytest.raises(ValueError, match=match):
+            nos_env.vector_env(2, **{"game": "draw", **kwargs})
