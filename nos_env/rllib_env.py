@@ -30,8 +30,11 @@ Two ways to run it:
   fast engine is for. Pass it as ``config.env_runners(env_runner_cls=NosTablesEnvRunner)``.
 
 Both play the same games: table ``b`` of a batch seeded ``s`` deals as a :class:`NosTableEnv`
-seeded ``s + b`` (the fast engine's seeding), for the same actions (tested). Any registered game
-works whose ``vector_env`` exposes its ``FastTables``-like engine as ``.tables``.
+seeded ``s + b`` (the fast engine's seeding), for the same actions (tested).
+
+Games: Nos. The family games' tables (``FamilyTables``, ``BlindTables``) step, score and size
+their actions differently; ``game`` names them in a clear error until an adapter for them is
+written (docs/ray.md).
 """
 
 from __future__ import annotations
@@ -51,6 +54,8 @@ from ray.rllib.env.vector.vector_multi_agent_env import VectorMultiAgentEnv  # n
 from . import registry  # noqa: E402
 from .encoding import NUM_ACTIONS  # noqa: E402
 
+#: The games the RLlib environment plays (their tables are FastTables).
+RLLIB_GAMES = ("nos",)
 IDLE = -1  # the fast engine's "leave this table as it is" action (FastTables.IDLE)
 
 
@@ -80,6 +85,9 @@ def check_env_config(config: dict) -> dict:
     out = {"game": "nos", "num_players": 4, "tables": 1, "seed": 0, "reward_scale": 0.01, "auto_forced": True,
            "num_threads": 1, "illegal_action": "penalty", **config}
     registry.game_info(out["game"])  # a clear error naming the games
+    if out["game"] not in RLLIB_GAMES:
+        raise ValueError(f"the RLlib environment plays {sorted(RLLIB_GAMES)}; {out['game']!r} is a registered game "
+                         f"without an RLlib adapter yet (its tables step and score differently)")
     if out["num_players"] not in registry.game_info(out["game"]).player_counts:
         raise ValueError(f"num_players must be one of {registry.game_info(out['game']).player_counts} for "
                          f"{out['game']!r}, got {out['num_players']!r}")

@@ -327,6 +327,9 @@ def validate(c: TrainConfig, source: str = "config") -> None:
     if c.run.engine == "rllib":
         if c.env.tactics_hint:
             _fail(w("env.tactics_hint"), "is an SB3 policy feature (agents/policy.py); the rllib engine has no hint")
+        if c.env.game != "nos":
+            _fail(w("env.game"), f"the rllib engine trains Nos (its environment and modules speak Nos's "
+                                 f"observation and actions); {c.env.game!r} trains with the sb3 engine")
         if c.env.learner_seat != "rotate":
             _fail(w("env.learner_seat"), "the rllib engine seats the learner at random each hand: use 'rotate'")
         if r.address is None and r.num_env_runners + 1 > r.num_cpus:
