@@ -737,7 +737,7 @@ def main(argv: list[str] | None = None) -> None:
             for spec in args.agents:
                 check_agent_spec(spec, args.game)
             identities = [ratings.agent_identity(spec) for spec in args.agents]
-        except ValueError as exc:  # LeaderboardError, or an unknown agent
+        except (ValueError, MissingExtraError) as exc:  # LeaderboardError, an unknown agent, a missing extra
             parser.error(str(exc))
     if args.ray_address and not args.ray:
         parser.error("--ray-address names the cluster for --ray: give --ray too")
