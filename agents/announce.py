@@ -685,14 +685,49 @@ def choose_set_tiles(deals: list[Deal], agent: Agent, seed: int) -> tuple[list[T
     return set_tiles, drawn
 
 
+def _chunk_agents(specs, n: int, seed: int, lo: int) -> tuple[list[Agent], np.ndarray]:
+    """A chunk's own agents: the chunk starting at job 0 has the run's seeds, chunk ``lo`` ``seed + lo``'s."""
+    return make_seat_agents(specs, n, seed + lo)
+
+
+def _survey_chunk(specs, n: int, seed: int, lo: int, deals: list, forced: np.ndarray, announcements: np.ndarray,
+                  bar=None) -> np.ndarray:
+    """Play one chunk of the survey's jobs (deals with their forced set and announcement): the setter's chips."""
+    agent_list, seat_agent = _chunk_agents(specs, n, seed, lo)
+    engine = load_tables(deals, [0] * len(deals), n, seed + lo)
+    out = play_out(engine, agent_list, np.tile(seat_agent, (len(deals), 1)), forced, bar)
+    if not (out.announcement == announcements).all():
+        raise RuntimeError("a table played another announcement than the one forced on it")
+    return out.chips[:, 0]
+
+
+def _run_chunks(fn, jobs: list, bar, ray: bool, ray_address: str | None) -> list:
+    """``fn(*job)`` for every job, here (in order, updating ``bar``) or as Ray tasks (agents/distributed.py)."""
+    if not ray:
+        return [fn(*job, bar=bar) for job in jobs]
+    from .distributed import map_tasks
+
+    def done(result):
+        if bar is not None:
+            bar.update(len(result[0]) if isinstance(result, tuple) else len(result))
+    return map_tasks(fn, jobs, address=ray_address, done=done)
+
+
 def survey(hands: int = 500, rollouts: int = 8, num_players: int = 4, agents=("tactics",), seed: int = 0,
-           tables: int = DEFAULT_TABLES, progress: bool = False) -> SurveyResult:
-    """Many random setter hands, every legal announcement played ``rollouts`` times on shared deals."""
+           tables: int = DEFAULT_TABLES, progress: bool = False, ray: bool = False,
+           ray_address: str | None = None) -> SurveyResult:
+    """Many random setter hands, every legal announcement played ``rollouts`` times on shared deals.
+
+    The rollouts are played in chunks of ``tables`` tables, each with its own agents seeded from
+    the chunk; ``ray`` plays the chunks as Ray tasks (on the cluster at ``ray_address``, or a
+    local Ray), with the same results as here for the same arguments."""
     n = check_num_players(num_players)
     hands = _check_count("hands", hands)
     rollouts = _check_count("rollouts", rollouts)
     tables = _check_count("tables", tables)
     agent_list, seat_agent = make_seat_agents(agents, n, seed)
+    if ray_address is not None and not ray:
+        raise ValueError("ray_address names the cluster for ray=True; give ray=True too")
     rng = np.random.default_rng(seed)
     deals = [Deal.random(n, rng) for _ in range(hands)]  # the setter sits at seat 0
     set_tiles, drawn = choose_set_tiles(deals, agent_list[seat_agent[0]], seed)
@@ -714,13 +749,13 @@ def survey(hands: int = 500, rollouts: int = 8, num_players: int = 4, agents=("t
     chips = np.full((hands, rollouts, NUM_ANN), np.nan)
     bar = _progress(len(jobs_deal), "survey", progress)
     start = time.perf_counter()
-    for lo, hi in _chunks(len(jobs_deal), tables):
-        engine = load_tables(jobs_deal[lo:hi], [0] * (hi - lo), n, seed + lo)
-        out = play_out(engine, agent_list, np.tile(seat_agent, (hi - lo, 1)), forced[lo:hi], bar)
-        if not (out.announcement == slots[lo:hi, 2]).all():
-            raise RuntimeError("a table played another announcement than the one forced on it")
+    # Each chunk of tables is its own engine and its own agents, seeded from the chunk's first job:
+    # independent pieces, the same whether they run here or as Ray tasks (ray=True).
+    chunks = list(_chunks(len(jobs_deal), tables))
+    jobs = [(agents, n, seed, lo, jobs_deal[lo:hi], forced[lo:hi], slots[lo:hi, 2]) for lo, hi in chunks]
+    for (lo, hi), played in zip(chunks, _run_chunks(_survey_chunk, jobs, bar, ray, ray_address)):
         h, r, a = slots[lo:hi].T
-        chips[h, r, a] = out.chips[:, 0]
+        chips[h, r, a] = played
     if bar is not None:
         bar.close()
     return SurveyResult(num_players=n, rollouts=rollouts, agents=[agents] if isinstance(agents, str) else list(agents),
@@ -790,9 +825,27 @@ class CompareResult:
             json.dump(_clean(self.summary()), f, indent=1)
 
 
+def _compare_chunk(announcer_a: str, announcer_b: str, play: str, n: int, seed: int, lo: int, deals: list,
+                   setters: np.ndarray, bar=None) -> tuple:
+    """One chunk of a comparison: each deal at two tables, A's and B's; the setter's chips,
+    announcements and set tiles [k, 2]. The chunk at deal 0 uses the run's seeds, chunk ``lo``
+    ``seed + lo``'s."""
+    s = seed + lo
+    player = make_agent(play, seed=s * 1009)
+    composites = [AnnounceWith(make_agent(announcer_a, seed=s * 1009 + 1), player),
+                  AnnounceWith(make_agent(announcer_b, seed=s * 1009 + 2), player)]
+    k = len(deals)
+    # Table 2i plays deal lo+i with announcer A, table 2i+1 the same deal with B.
+    engine = load_tables([d for d in deals for _ in range(2)], np.repeat(setters, 2), n, seed + lo)
+    out = play_out(engine, composites, np.tile(np.arange(2 * k)[:, None] % 2, (1, n)), bar=bar)
+    seat = np.repeat(setters, 2)
+    return (out.chips[np.arange(2 * k), seat].reshape(k, 2), out.announcement.reshape(k, 2),
+            out.set_tile.reshape(k, 2))
+
+
 def compare_announcers(announcer_a: str, announcer_b: str, play: str = "tactics", deals: int = 500,
                        num_players: int = 4, seed: int = 0, tables: int = DEFAULT_TABLES,
-                       progress: bool = False) -> CompareResult:
+                       progress: bool = False, ray: bool = False, ray_address: str | None = None) -> CompareResult:
     """The setter's chips when A or B sets and announces, on the same deals, ``play`` doing the rest.
 
     Deals and setters are random (a one-hand episode, D20); each deal is played at
@@ -802,9 +855,8 @@ def compare_announcers(announcer_a: str, announcer_b: str, play: str = "tactics"
     n = check_num_players(num_players)
     deals = _check_count("deals", deals)
     tables = _check_count("tables", tables)
-    player = make_agent(play, seed=seed * 1009)
-    composites = [AnnounceWith(make_agent(announcer_a, seed=seed * 1009 + 1), player),
-                  AnnounceWith(make_agent(announcer_b, seed=seed * 1009 + 2), player)]
+    if ray_address is not None and not ray:
+        raise ValueError("ray_address names the cluster for ray=True; give ray=True too")
     rng = np.random.default_rng(seed)
     deal_list = [Deal.random(n, rng) for _ in range(deals)]
     setters = rng.integers(n, size=deals)
@@ -813,16 +865,12 @@ def compare_announcers(announcer_a: str, announcer_b: str, play: str = "tactics"
     sets = np.zeros((deals, 2), np.int64)
     bar = _progress(2 * deals, "compare", progress)
     start = time.perf_counter()
-    for lo, hi in _chunks(deals, max(1, tables // 2)):
-        k = hi - lo
-        # Table 2i plays deal lo+i with announcer A, table 2i+1 the same deal with B.
-        engine = load_tables([d for d in deal_list[lo:hi] for _ in range(2)], np.repeat(setters[lo:hi], 2), n,
-                             seed + lo)
-        out = play_out(engine, composites, np.tile(np.arange(2 * k)[:, None] % 2, (1, n)), bar=bar)
-        seat = np.repeat(setters[lo:hi], 2)
-        chips[lo:hi] = out.chips[np.arange(2 * k), seat].reshape(k, 2)
-        anns[lo:hi] = out.announcement.reshape(k, 2)
-        sets[lo:hi] = out.set_tile.reshape(k, 2)
+    # Each chunk of deals is its own engine and its own agents (seeded from the chunk's first deal):
+    # independent pieces, the same here or as Ray tasks.
+    chunks = list(_chunks(deals, max(1, tables // 2)))
+    jobs = [(announcer_a, announcer_b, play, n, seed, lo, deal_list[lo:hi], setters[lo:hi]) for lo, hi in chunks]
+    for (lo, hi), (c, a, t) in zip(chunks, _run_chunks(_compare_chunk, jobs, bar, ray, ray_address)):
+        chips[lo:hi], anns[lo:hi], sets[lo:hi] = c, a, t
     if bar is not None:
         bar.close()
     return CompareResult(announcer_a=announcer_a, announcer_b=announcer_b, play=play, num_players=n, seed=seed,
@@ -836,7 +884,7 @@ def _parser() -> tuple[argparse.ArgumentParser, dict]:
                                      description="Nos announcements by rollouts on the fast engine")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    def common(p: argparse.ArgumentParser, agents: bool = True) -> None:
+    def common(p: argparse.ArgumentParser, agents: bool = True, ray: bool = False) -> None:
         p.add_argument("--players", type=int, default=4, help="3, 4 or 5")
         p.add_argument("--seed", type=int, default=0)
         if agents:
@@ -845,6 +893,12 @@ def _parser() -> tuple[argparse.ArgumentParser, dict]:
         p.add_argument("--tables", type=int, default=DEFAULT_TABLES, help="fast-engine tables stepped at once")
         p.add_argument("--json", help="write the results as JSON")
         p.add_argument("--quiet", action="store_true", help="no progress bar")
+        if ray:
+            p.add_argument("--ray", action="store_true",
+                           help="play the chunks of tables as Ray tasks (the ray extra; a local Ray unless "
+                                "--ray-address); the results equal the local run's")
+            p.add_argument("--ray-address", metavar="ADDRESS",
+                           help="the Ray cluster for --ray: 'auto' (this node's cluster) or ray://HEAD:10001")
 
     hand = sub.add_parser("hand", help="every legal announcement for one hand and set tile")
     hand.add_argument("--tiles", required=True, help="the setter's dealt tiles, e.g. \"6-6 6-4 2-5 0-3\"")
@@ -857,13 +911,13 @@ def _parser() -> tuple[argparse.ArgumentParser, dict]:
     surv.add_argument("--hands", type=int, default=500)
     surv.add_argument("--rollouts", type=int, default=8, help="sampled deals per hand, shared by its announcements")
     surv.add_argument("--png", help="write the feature x game heatmap")
-    common(surv)
+    common(surv, ray=True)
     comp = sub.add_parser("compare", help="two announcers, the same deals, tile play held fixed")
     comp.add_argument("--announcer-a", default="tactics")
     comp.add_argument("--announcer-b", default="greedy")
     comp.add_argument("--play", default="tactics", help="the agent making every other decision")
     comp.add_argument("--deals", type=int, default=500)
-    common(comp, agents=False)
+    common(comp, agents=False, ray=True)
     return parser, {"hand": hand, "survey": surv, "compare": comp}
 
 
@@ -880,13 +934,15 @@ def main(argv: list[str] | None = None) -> None:
                                    args.seed, args.tables, progress)
             print(result.table(limit=None if args.all else 25))
         elif args.command == "survey":
-            result = survey(args.hands, args.rollouts, args.players, args.agents, args.seed, args.tables, progress)
+            result = survey(args.hands, args.rollouts, args.players, args.agents, args.seed, args.tables, progress,
+                            ray=args.ray, ray_address=args.ray_address)
             print(result.table())
             if args.png:
                 result.to_png(args.png)
         else:
             result = compare_announcers(args.announcer_a, args.announcer_b, args.play, args.deals, args.players,
-                                        args.seed, args.tables, progress)
+                                        args.seed, args.tables, progress, ray=args.ray,
+                                        ray_address=args.ray_address)
             print(result.table())
     except (ValueError, MissingExtraError) as exc:  # e.g. model:PATH without the train extra
         subs[args.command].error(str(exc))

@@ -95,9 +95,20 @@ class AgentIdentity:
 
 def agent_identity(spec, options: dict | None = None) -> AgentIdentity:
     """The leaderboard identity of an agent spec (``agents.registry``) or agent object."""
-    from .registry import AGENTS, MODEL_PREFIX
+    from .registry import AGENTS, MODEL_PREFIX, RLLIB_PREFIX
 
     options = dict(options or {})
+    if isinstance(spec, str) and spec.startswith(RLLIB_PREFIX):
+        # A module checkpoint is a folder: its identity is the hash of its files, names and bytes.
+        path = Path(spec[len(RLLIB_PREFIX):]).resolve()
+        if not path.is_dir():
+            raise ValueError(f"no RLlib module checkpoint folder at {str(path)!r} to rate (agent {spec!r})")
+        digest = hashlib.sha256()
+        for f in sorted(p for p in path.rglob("*") if p.is_file()):
+            digest.update(str(f.relative_to(path)).encode() + b"\0" + file_sha256(f).encode())
+        sha = digest.hexdigest()
+        info = {"kind": "rllib", "path": str(path), "sha256": sha}
+        return AgentIdentity(f"rllib:{path}@sha256:{sha}", f"rllib:{path.name}@{sha[:8]}", info)
     if isinstance(spec, str) and spec.startswith(MODEL_PREFIX):
         path = Path(spec[len(MODEL_PREFIX):]).resolve()
         if not path.is_file():

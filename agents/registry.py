@@ -21,6 +21,9 @@ AGENTS = {"random": RandomAgent, "greedy": GreedyAgent, "tactics": TacticsAgent,
 
 #: ``model:PATH`` names a trained model (a MaskablePPO .zip saved by ``python -m train``).
 MODEL_PREFIX = "model:"
+#: ``rllib:PATH`` names a trained RLlib module (a checkpoint folder written by ``nos-train`` with an
+#: rllib config: ``runs/<name>/rllib_module``; docs/ray.md).
+RLLIB_PREFIX = "rllib:"
 
 
 #: The agents of the family games (agents/family/): built per game from its rules.
@@ -50,22 +53,37 @@ def check_agent_spec(spec: str, game: str = "nos") -> None:
         # A trained model plays through torch and sb3-contrib: the train extra, not the core install.
         require("train", f"the agent {spec!r} (a trained model)", ("torch", "stable_baselines3", "sb3_contrib"))
         return
+    if spec.startswith(RLLIB_PREFIX):
+        from pathlib import Path
+
+        path = Path(spec[len(RLLIB_PREFIX):])
+        if not path.is_dir():
+            raise ValueError(f"no RLlib module checkpoint folder at {str(path)!r} (agent {spec!r})")
+        require("ray", f"the agent {spec!r} (a trained RLlib module)", ("ray", "torch"))
+        return
     if spec not in known_agents(game):
-        raise ValueError(f"unknown agent {spec!r} for {game}; known: {known_agents(game)} or model:PATH")
+        raise ValueError(f"unknown agent {spec!r} for {game}; known: {known_agents(game)}, model:PATH or "
+                         f"rllib:PATH")
 
 
 def agent_label(spec) -> str:
     """The short name an agent spec or instance is reported under."""
     if isinstance(spec, str):
+        if spec.startswith(RLLIB_PREFIX):
+            return "rllib"
         return "model" if spec.startswith(MODEL_PREFIX) else spec
     return getattr(spec, "name", type(spec).__name__)
 
 
 def make_agent(name: str, seed: int | None = 0, game: str = "nos", rules=None, **kwargs):
     """An agent by name (``AGENTS`` for Nos, ``FAMILY_AGENTS`` for a family game, which needs
-    the game's ``rules``: ``FamilyTables.rules`` or ``nos_env.family.rules.make_rules``), or a
-    trained model by ``model:PATH``."""
+    the game's ``rules``: ``FamilyTables.rules`` or ``nos_env.family.rules.make_rules``), a
+    trained model by ``model:PATH``, or a trained RLlib module (Nos) by ``rllib:PATH``."""
     check_agent_spec(name, game)
+    if name.startswith(RLLIB_PREFIX):
+        from .rllib_module import RLlibAgent  # ray and torch are imported only when one is asked for
+
+        return RLlibAgent(name[len(RLLIB_PREFIX):], seed=seed, **kwargs)
     if name.startswith(MODEL_PREFIX):
         from .model import ModelAgent  # torch is imported only when a model is asked for
 

@@ -2,6 +2,11 @@
 
     python -m agents.tournament --agents random greedy tactics search --deals 500 --seed 0 \\
         --json results.json --csv hands.csv --png results.png
+    python -m agents.tournament --agents tactics greedy greedy greedy --deals 20000 --ray --shards 8
+
+``--ray`` plays the run's shards (``--shards``: parts of the deal groups, each in its own
+engine) as Ray tasks, locally or on a cluster (``--ray-address``); the hands are those of the
+local run with the same ``--seed`` and ``--shards`` (docs/ray.md).
 
 Each seat gets an agent. In duplicate mode (the default) every deal is played
 ``n`` times at ``n`` tables that share one random stream (``nos_env.rng``), with
@@ -44,7 +49,7 @@ from nos_env.deal import Deal
 from nos_env.encoding import index_to_action
 from nos_env.engine import Hand
 from nos_env.options import Options
-from nos_env.extras import MissingExtraError
+from nos_env.extras import MissingExtraError, require
 from nos_env.record import hand_record
 from nos_env.threads import check_num_threads, default_threads
 
@@ -411,14 +416,133 @@ def family_options(game: str, options: dict | None) -> dict:
     return options
 
 
+#: Agents of shard k > 0 are seeded this much further than shard 0's (which are the unsharded run's).
+SHARD_SEED_STEP = 1_000_003
+
+
+def _shard_agents(agent_names: list, agent_options: dict, seed: int, shard: int, game_kwargs: dict) -> list:
+    """The agents one shard plays with: shard 0 uses the given instances and the usual seeds (so a
+    run of one shard is the unsharded run); shard k > 0 copies instances and reseeds every agent."""
+    import copy
+
+    agents = []
+    for i, spec in enumerate(agent_names):
+        if isinstance(spec, Agent):
+            if shard == 0:
+                agents.append(spec)
+                continue
+            agent = copy.deepcopy(spec)
+            agent.rng = np.random.default_rng([0 if agent.seed is None else agent.seed, shard])
+            agents.append(agent)
+        else:
+            agents.append(make_agent(spec, seed=seed * 1009 + i + SHARD_SEED_STEP * shard, **game_kwargs,
+                                     **agent_options.get(spec, {})))
+    return agents
+
+
+def _play_shard(agent_names: list, agent_options: dict, n: int, duplicate: bool, seed: int, shard: int,
+                first_group: int, quota: np.ndarray, num_threads, keep_hands: bool, game: str = "nos",
+                game_options: dict | None = None, bar=None) -> dict:
+    """Deal groups ``first_group .. first_group + len(quota) - 1`` of a tournament, in one engine:
+    their records in the order hands ended, and (``keep_hands``) their starts and decisions.
+    A group's deals, stream seeds and deal numbers do not depend on the shard it is played in."""
+    family = game != "nos"
+    rotations = n if duplicate else 1
+    groups = len(quota)
+    B = groups * rotations
+    global_group = first_group + np.arange(groups)
+    if family:
+        from .family.games import tables_class
+
+        engine = tables_class(game)(game, B, num_players=n, seed=seed, observation_dtype="float32",
+                                    threads=num_threads, **(game_options or {}))
+        game_kwargs = {"game": game, "rules": engine.rules}
+    else:
+        engine = FastTables(B, n, seed=seed, num_threads=num_threads, observation_dtype="float32")  # agents read float32
+        game_kwargs = {}
+    agents = _shard_agents(agent_names, agent_options, seed, shard, game_kwargs)
+    # Tables of one group share a stream: the same deals, in the same order (one-hand episodes).
+    stream_seed = {int(g): seed * 100_003 + int(g) for g in global_group}
+    engine.seed_tables(np.arange(B), [stream_seed[int(g)] for g in global_group for _ in range(rotations)])
+    # Non-duplicate: the unsharded run seats table b (= group b) at rotation b mod n.
+    rotation = np.tile(np.arange(rotations), groups) if duplicate else (global_group % n)
+    group = np.repeat(np.arange(groups), rotations)
+    engine.reset_tables()
+    played = np.zeros(B, np.int64)  # episodes recorded per table
+    records: list[tuple] = []
+    kept_hands: list[tuple] = []
+    # Agent k sits at seat (k - rotation) mod n of a table: seat s holds agent (s + rotation) mod n.
+    seat_agent = (np.arange(n)[None, :] + rotation[:, None]) % n
+    # A table done with its deals plays on with its first legal move, no agent asked.
+    loop = PlayLoop(engine, agents, seat_agent, rest="first_legal")
+    # Hands are rebuilt by replaying their decisions from their start in the reference engine,
+    # not with FastTables.reference_hand at their end: the loop's tables start their next deal
+    # in the step that ends a hand (autoreset), so the history is gone when the end is seen.
+    # The start is the table's fresh hand (reference_hand with no decisions yet), taken when a
+    # deal begins; the decisions are the loop's actions, one per step and table.
+    starts = [HandStart.of(engine.reference_hand(b)) for b in range(B)] if keep_hands and not family else None
+    step_actions: list[np.ndarray] = []  # every step's actions, all tables (only with keep_hands)
+    first_step = np.zeros(B, np.int64)  # the step at which each table's current hand began
+
+    def ask():
+        live = played < quota[group]
+        return live if live.any() else None
+
+    def record_family(step) -> None:
+        # A family episode's result is its final scores (FamilyTables.final_scores): with one-hand
+        # episodes the points of the hand, the opening's (a forced set that scores) included.
+        finished = np.flatnonzero(step.terminated)
+        ended = finished[played[finished] < quota[group[finished]]]
+        for b in ended:
+            g = int(global_group[group[b]])
+            records.append((g * 1_000_000 + int(played[b]), stream_seed[g], int(played[b]),
+                            (np.arange(n) + rotation[b]) % n, step.final_chips[b, :n].astype(np.int64)))
+            played[b] += 1
+        if bar is not None and len(ended):
+            bar.update(len(ended))
+
+    def record(step) -> None:
+        if keep_hands:
+            step_actions.append(step.actions.astype(np.int16))  # the loop reuses its buffer
+        finished = np.flatnonzero(step.terminated)
+        ended = finished[played[finished] < quota[group[finished]]]
+        if keep_hands:
+            for b in ended:
+                decisions = np.array([a[b] for a in step_actions[first_step[b]:]], np.int16)
+                kept_hands.append((starts[b], decisions))
+            for b in finished:  # their next hand starts now (deals past the quota are not kept)
+                first_step[b] = len(step_actions)
+                starts[b] = (HandStart.of(engine.reference_hand(b)) if played[b] + (b in ended) < quota[group[b]]
+                             else None)
+        if not len(ended):
+            return
+        stats = engine.episode_stats(ended)
+        right, wrong = stats.closings_by_seat()
+        for i, b in enumerate(ended):
+            g = int(global_group[group[b]])
+            seats_agents = (np.arange(n) + rotation[b]) % n
+            records.append((g * 1_000_000 + int(played[b]), stream_seed[g], int(played[b]),
+                            seats_agents, step.final_chips[b, :n] - engine.starting_chips,
+                            int(stats.announcement[i]), int(stats.setter[i]), int(stats.end[i]), right[i], wrong[i],
+                            stats.net_by_reason[i]))
+            played[b] += 1
+        if bar is not None:
+            bar.update(len(ended))
+
+    loop.run(ask, record_family if family else record)
+    return {"records": records, "hands": kept_hands}
+
+
 def run_tournament(agent_names: list, deals: int, seed: int = 0, duplicate: bool = True,
                    tables: int = 256, agent_options: dict | None = None, progress: bool = True,
                    num_threads: int | str | None = None, keep_hands: bool = False,
-                   game: str = "nos", game_options: dict | None = None) -> TournamentResult:
+                   game: str = "nos", game_options: dict | None = None, shards: int = 1,
+                   ray: bool = False, ray_address: str | None = None) -> TournamentResult:
     """Play ``deals`` deals; with ``duplicate`` each deal once per rotation of the agents.
 
-    Agents are names (``agents.registry``: a baseline, or ``model:PATH`` for a trained
-    model) or ready-made :class:`Agent` instances, reported under their ``name``.
+    Agents are names (``agents.registry``: a baseline, ``model:PATH`` for a trained model or
+    ``rllib:PATH`` for a trained RLlib module) or ready-made :class:`Agent` instances, reported
+    under their ``name``.
     ``num_threads`` is the engine's threads setting (``nos_env/threads.py``; None: the process default).
     ``keep_hands`` keeps every hand's start and decisions, so :meth:`TournamentResult.hand_record`
     and ``save_records`` can write its record.
@@ -428,6 +552,14 @@ def run_tournament(agent_names: list, deals: int, seed: int = 0, duplicate: bool
     episode). A family game's tables are ``FamilyTables``, its agents are built for its rules, and
     its results are the points each seat gained per hand. Everything else (duplicate deals,
     seat rotation, the play loop, the statistics) is the same.
+
+    ``shards`` splits the deal groups (``tables // rotations`` of them, each a stream of deals) into
+    that many parts, each played in its own engine by its own agents (shard 0's are the unsharded
+    run's; the others are reseeded). A deal is the same deal in any shard; agents that draw random
+    numbers (tie-breaks, sampling) draw them per batch, so the split is part of the experiment, as
+    ``tables`` is. ``ray`` plays the shards as Ray tasks (the ``ray`` extra; on the cluster at
+    ``ray_address``, or a local Ray): the result is identical to the local run with the same
+    ``seed`` and ``shards``, hand for hand, in the same order.
     """
     n = len(agent_names)
     family = game != "nos"
@@ -457,41 +589,18 @@ def run_tournament(agent_names: list, deals: int, seed: int = 0, duplicate: bool
     labels = label_agents([agent_label(spec) for spec in agent_names])
     rotations = n if duplicate else 1
     groups = max(1, min(deals, tables // rotations))
-    B = groups * rotations
-    if family:
-        from .family.games import tables_class
-
-        engine = tables_class(game)(game, B, num_players=n, seed=seed, observation_dtype="float32",
-                              threads=num_threads, **game_options)
-        game_kwargs = {"game": game, "rules": engine.rules}
-    else:
-        engine = FastTables(B, n, seed=seed, num_threads=num_threads, observation_dtype="float32")  # agents read float32
-        game_kwargs = {}
-    agents = [spec if isinstance(spec, Agent) else
-              make_agent(spec, seed=seed * 1009 + i, **game_kwargs, **agent_options.get(spec, {}))
-              for i, spec in enumerate(agent_names)]
-    # Tables of one group share a stream: the same deals, in the same order (one-hand episodes).
-    stream_seed = [seed * 100_003 + g for g in range(groups)]
-    engine.seed_tables(np.arange(B), [stream_seed[g] for g in range(groups) for _ in range(rotations)])
-    rotation = np.tile(np.arange(rotations), groups) if duplicate else (np.arange(B) % n)
-    group = np.repeat(np.arange(groups), rotations)
+    if isinstance(shards, bool) or not isinstance(shards, (int, np.integer)) or not 1 <= shards <= groups:
+        raise ValueError(f"shards must be an integer 1..{groups} (the run's deal groups: "
+                         f"min(deals, tables // {rotations})), got {shards!r}")
+    if ray_address is not None and not ray:
+        raise ValueError("ray_address names the cluster for ray=True; give ray=True too")
     quota = np.array([deals // groups + (1 if g < deals % groups else 0) for g in range(groups)])
-    engine.reset_tables()
-    played = np.zeros(B, np.int64)  # episodes recorded per table
-    records: list[tuple] = []
-    kept_hands: list[tuple] = []
-    # Agent k sits at seat (k - rotation) mod n of a table: seat s holds agent (s + rotation) mod n.
-    seat_agent = (np.arange(n)[None, :] + rotation[:, None]) % n
-    # A table done with its deals plays on with its first legal move, no agent asked.
-    loop = PlayLoop(engine, agents, seat_agent, rest="first_legal")
-    # Hands are rebuilt by replaying their decisions from their start in the reference engine,
-    # not with FastTables.reference_hand at their end: the loop's tables start their next deal
-    # in the step that ends a hand (autoreset), so the history is gone when the end is seen.
-    # The start is the table's fresh hand (reference_hand with no decisions yet), taken when a
-    # deal begins; the decisions are the loop's actions, one per step and table.
-    starts = [HandStart.of(engine.reference_hand(b)) for b in range(B)] if keep_hands and not family else None
-    step_actions: list[np.ndarray] = []  # every step's actions, all tables (only with keep_hands)
-    first_step = np.zeros(B, np.int64)  # the step at which each table's current hand began
+    # Shard k plays a contiguous block of groups; the first groups % shards blocks have one more.
+    sizes = [groups // shards + (1 if k < groups % shards else 0) for k in range(shards)]
+    firsts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int)
+    jobs = [(list(agent_names), agent_options, n, duplicate, seed, k, int(firsts[k]),
+             quota[firsts[k]:firsts[k] + sizes[k]], num_threads, keep_hands, game, game_options)
+            for k in range(shards)]
     total_hands = int(quota.sum()) * rotations
     bar = None
     if progress:
@@ -499,55 +608,18 @@ def run_tournament(agent_names: list, deals: int, seed: int = 0, duplicate: bool
 
         bar = tqdm(total=total_hands, unit="hand", desc="tournament", leave=False)
     start = time.perf_counter()
+    if ray:
+        from .distributed import map_tasks
 
-    def ask():
-        live = played < quota[group]
-        return live if live.any() else None
-
-    def record_family(step) -> None:
-        # A family episode's result is its final scores (FamilyTables.final_scores): with one-hand
-        # episodes the points of the hand, the opening's (a forced set that scores) included.
-        finished = np.flatnonzero(step.terminated)
-        ended = finished[played[finished] < quota[group[finished]]]
-        for b in ended:
-            records.append((int(group[b] * 1_000_000 + played[b]), stream_seed[group[b]], int(played[b]),
-                            (np.arange(n) + rotation[b]) % n, step.final_chips[b, :n].astype(np.int64)))
-            played[b] += 1
-        if bar is not None and len(ended):
-            bar.update(len(ended))
-
-    def record(step) -> None:
-        if keep_hands:
-            step_actions.append(step.actions.astype(np.int16))  # the loop reuses its buffer
-        finished = np.flatnonzero(step.terminated)
-        ended = finished[played[finished] < quota[group[finished]]]
-        if keep_hands:
-            for b in ended:
-                decisions = np.array([a[b] for a in step_actions[first_step[b]:]], np.int16)
-                kept_hands.append((starts[b], decisions))
-            for b in finished:  # their next hand starts now (deals past the quota are not kept)
-                first_step[b] = len(step_actions)
-                starts[b] = (HandStart.of(engine.reference_hand(b)) if played[b] + (b in ended) < quota[group[b]]
-                             else None)
-        if not len(ended):
-            return
-        stats = engine.episode_stats(ended)
-        right, wrong = stats.closings_by_seat()
-        for i, b in enumerate(ended):
-            seats_agents = (np.arange(n) + rotation[b]) % n
-            deal_id = int(group[b] * 1_000_000 + played[b])
-            records.append((deal_id, stream_seed[group[b]], int(played[b]),
-                            seats_agents, step.final_chips[b, :n] - engine.starting_chips,
-                            int(stats.announcement[i]), int(stats.setter[i]), int(stats.end[i]), right[i], wrong[i],
-                            stats.net_by_reason[i]))
-            played[b] += 1
-        if bar is not None:
-            bar.update(len(ended))
-
-    loop.run(ask, record_family if family else record)
+        outputs = map_tasks(_play_shard, jobs, address=ray_address,
+                            done=(lambda out: bar.update(len(out["records"]))) if bar is not None else None)
+    else:
+        outputs = [_play_shard(*job, bar=bar) for job in jobs]
     if bar is not None:
         bar.close()
     seconds = time.perf_counter() - start
+    records = [r for out in outputs for r in out["records"]]
+    kept_hands = [h for out in outputs for h in out["hands"]]
     if family:
         return TournamentResult(
             labels=labels, num_players=n, duplicate=duplicate, seed=seed,
@@ -619,6 +691,14 @@ def main(argv: list[str] | None = None) -> None:
                         help="which deals --save-records writes: all (default), the first agent's K worst or "
                              "best deals (K=5 by default), or deal numbers as in the CSV's deal column")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--shards", type=int, default=None,
+                        help="split the deal groups into this many parts, each in its own engine with its own "
+                             "agents (default 1; with --ray, the cluster's CPUs). The same --seed and --shards "
+                             "give the same hands locally and on Ray")
+    parser.add_argument("--ray", action="store_true",
+                        help="play the shards as Ray tasks (the ray extra; a local Ray unless --ray-address)")
+    parser.add_argument("--ray-address", metavar="ADDRESS",
+                        help="the Ray cluster for --ray: 'auto' (this node's cluster) or ray://HEAD:10001")
     parser.add_argument("--threads", default=None, metavar="auto|N",
                         help="threads of every fast-engine batch of the run (Search's rollouts too): 'auto' "
                              "(serial beside other busy jobs, every core alone) or a number; "
@@ -657,8 +737,25 @@ def main(argv: list[str] | None = None) -> None:
             for spec in args.agents:
                 check_agent_spec(spec, args.game)
             identities = [ratings.agent_identity(spec) for spec in args.agents]
-        except ValueError as exc:  # LeaderboardError, or an unknown agent
+        except (ValueError, MissingExtraError) as exc:  # LeaderboardError, an unknown agent, a missing extra
             parser.error(str(exc))
+    if args.ray_address and not args.ray:
+        parser.error("--ray-address names the cluster for --ray: give --ray too")
+    if args.shards is not None and args.shards < 1:
+        parser.error(f"--shards must be at least 1, got {args.shards}")
+    shards = args.shards or 1
+    if args.ray:
+        try:
+            require("ray", "--ray", ("ray",))
+        except MissingExtraError as exc:
+            parser.error(str(exc))
+        if args.shards is None:
+            from .distributed import cluster_cpus
+
+            rotations = len(args.agents) if not args.no_duplicate else 1
+            shards = max(1, min(cluster_cpus(args.ray_address), args.deals, args.tables // rotations))
+        print(f"nos-tournament: {shards} shard(s) as Ray tasks (a local run gives the same hands with "
+              f"--shards {shards})", flush=True)
     threads = args.threads
     if threads is not None:
         threads = int(threads) if threads.isdigit() else threads
@@ -671,7 +768,8 @@ def main(argv: list[str] | None = None) -> None:
             result = run_tournament(args.agents, args.deals, args.seed, duplicate=not args.no_duplicate,
                                     tables=args.tables, progress=not args.quiet,
                                     keep_hands=bool(args.save_records), game=args.game,
-                                    game_options=game_options)
+                                    game_options=game_options, shards=shards, ray=args.ray,
+                                    ray_address=args.ray_address)
     except (ValueError, MissingExtraError) as exc:  # e.g. model:PATH without the train extra
         parser.error(str(exc))
     print(result.table())

@@ -17,6 +17,8 @@ import importlib.util
 EXTRAS: dict[str, dict[str, str]] = {
     "train": {"torch": "torch", "stable_baselines3": "stable-baselines3", "sb3_contrib": "sb3-contrib",
               "tensorboard": "tensorboard", "yaml": "pyyaml"},
+    # RLlib self-play, rllib:PATH agents, tournaments and surveys as Ray tasks (docs/ray.md).
+    "ray": {"ray": "ray[rllib]", "torch": "torch", "yaml": "pyyaml"},
 }
 
 

@@ -143,3 +143,53 @@ def test_help_works(command):
     done = run_without_train(command + ["--help"])  # on the core install, too: no torch for a help text
     assert done.returncode == 0, done.stderr[-2000:]
     assert "usage:" in done.stdout and "--help" in done.stdout
+
+
+BLOCK_RAY = """
+import importlib.abc, sys
+class Blocker(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] == "ray":
+            raise ModuleNotFoundError(f"No module named {name!r} (blocked: the ray extra is not installed)")
+        return None
+sys.meta_path.insert(0, Blocker())
+"""
+
+
+def test_ray_is_imported_only_where_the_ray_extra_is_used_and_named_when_missing(tmp_path):
+    """SB3 training, tournaments and the research tools never import ray; the rllib engine,
+    rllib:PATH agents and --ray say which extra to install."""
+    folder = tmp_path / "module"
+    folder.mkdir()
+    code = BLOCK_RAY + f"""
+import sys
+from nos_env.extras import MissingExtraError
+import train.trainer, train.rllib_trainer, agents.tournament, agents.announce
+from agents.tournament import run_tournament
+run_tournament(["random", "greedy", "random", "greedy"], 2, 0, progress=False, shards=2)
+try:
+    import agents.registry
+    agents.registry.make_agent("rllib:{folder}")
+except MissingExtraError as exc:
+    assert "'ray' extra" in str(exc) and "nos-env[ray]" in str(exc), exc
+else:
+    raise AssertionError("an rllib agent was made without ray")
+try:
+    run_tournament(["random", "greedy", "random", "greedy"], 2, 0, progress=False, shards=2, ray=True)
+except MissingExtraError as exc:
+    assert "'ray' extra" in str(exc), exc
+else:
+    raise AssertionError("a tournament ran on Ray without ray")
+from train.cli import main
+try:
+    main(["--config", "configs/rllib_smoke.yaml", "--set", "run.output_dir={tmp_path}"])
+except SystemExit as exc:
+    assert exc.code == 2
+else:
+    raise AssertionError("nos-train ran the rllib engine without the ray extra")
+assert "ray" not in sys.modules
+print("ok")
+"""
+    done = run_python(code)
+    assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stdout[-2000:] + done.stderr[-3000:]
+    assert "nos-train with run.engine: rllib needs the 'ray' extra" in done.stderr

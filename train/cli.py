@@ -3,6 +3,7 @@
     nos-train --config configs/quick.yaml            # train, evaluate, print the results table
     nos-train --config configs/quick.yaml --resume   # continue the run from its latest checkpoint
     nos-train --config configs/quick.yaml --overwrite  # start the run again from scratch
+    nos-train --config configs/rllib_quick.yaml      # RLlib PPO on Ray (the ray extra; docs/ray.md)
     nos-train --print-defaults                       # every option with its default
     nos-train --config configs/quick.yaml --set run.total_timesteps=200000 --set run.name=try
 
@@ -41,6 +42,8 @@ FILE_NOTES = {
     "tb": "(TensorBoard logs: tensorboard --logdir PATH)",
     "checkpoints": "(resume with --resume)",
     "snapshots": "(the learner's frozen policies in the self-play pool)",
+    "rllib_module": "(the trained RLlib module: --agents rllib:PATH)",
+    "best_rllib_module": "(the best evaluation during training)",
 }
 
 
@@ -55,8 +58,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument("--print-defaults", action="store_true", help="print the default config and exit")
     args = parser.parse_args(argv)
-    try:
-        require("train", "nos-train")
+    try:  # the config itself needs pyyaml; the engine's extra is checked once the config names it
+        require("train", "nos-train", ("yaml",))
     except MissingExtraError as exc:
         parser.error(str(exc))
     import yaml
@@ -85,14 +88,25 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(str(exc))
     if args.overwrite and args.resume:
         parser.error("--overwrite and --resume contradict each other")
+    rllib = config.run.engine == "rllib"
+    try:
+        if rllib:  # RLlib on Ray (docs/ray.md): the ray extra; SB3 is not needed
+            require("ray", "nos-train with run.engine: rllib")
+        else:
+            require("train", "nos-train")
+    except MissingExtraError as exc:
+        parser.error(str(exc))
     # torch and SB3 load only once the config is good; on a fresh machine this and numba's first
     # compile of the engine's kernels take minutes, so say so before the silence.
     print("nos-train: loading torch and the engine's kernels (the first run compiles them: a few minutes)...",
           flush=True)
-    from .trainer import train
+    if rllib:
+        from .rllib_trainer import train_rllib as train
+    else:
+        from .trainer import train
 
     if args.overwrite and config.run_dir.exists():
-        from .trainer import is_run_folder
+        from .runfiles import is_run_folder
 
         if not is_run_folder(config.run_dir):
             parser.error(f"--overwrite: {config.run_dir} exists but is not a training run's folder; not deleting it")

@@ -32,6 +32,10 @@ class RunConfig:
     seed: int = 0  # seeds the tables, the opponents, the rotation and torch
     total_timesteps: int = 2_000_000  # learner decisions, summed over tables
     output_dir: str = "runs"
+    # "sb3" (MaskablePPO in this process, the default) or "rllib" (RLlib PPO on Ray, the `ray`
+    # extra: the `rllib` section below, docs/ray.md). With rllib, total_timesteps counts decisions
+    # at every seat (RLlib's env steps), not only the learner's.
+    engine: str = "sb3"
 
 
 @dataclass
@@ -98,6 +102,18 @@ class OutputConfig:
 
 
 @dataclass
+class RLlibConfig:
+    """Used when run.engine is "rllib" (docs/ray.md)."""
+
+    address: Any = None  # null: start a local Ray in the command; "auto" or "ray://host:10001": join a cluster
+    num_cpus: int = 2  # the local Ray's CPUs (ignored with an address)
+    num_env_runners: int = 1  # 0: sample in the driver; each runner is a Ray actor with 1 CPU
+    tables_per_runner: int = 64  # tables each runner steps in one engine call
+    rollout_fragment_length: int = 32  # engine steps per table per sample
+    num_learners: int = 0  # 0: the learner runs in the driver; N: N learner actors (GPUs on a cluster)
+
+
+@dataclass
 class TrainConfig:
     run: RunConfig = field(default_factory=RunConfig)
     env: EnvConfig = field(default_factory=EnvConfig)
@@ -106,6 +122,7 @@ class TrainConfig:
     policy: PolicyConfig = field(default_factory=PolicyConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
     output: OutputConfig = field(default_factory=OutputConfig)
+    rllib: RLlibConfig = field(default_factory=RLlibConfig)
 
     @property
     def run_dir(self) -> Path:
@@ -186,7 +203,7 @@ def from_dict(data: dict | None, source: str = "config") -> TrainConfig:
             if key not in known:
                 _fail(f"{source}: {section}", f"unknown key {key!r}{_suggest(key, known)}")
             default = getattr(target, key)
-            if default is not None and key not in ("learner_seat", "target_kl", "num_threads"):
+            if default is not None and key not in ("learner_seat", "target_kl", "num_threads", "address"):
                 value = _check_type(where, value, default)
             setattr(target, key, value)
     given = {(section, key) for section, values in data.items() if isinstance(values, dict) for key in values}
@@ -256,9 +273,12 @@ def validate(c: TrainConfig, source: str = "config") -> None:
     for key in ("n_steps", "batch_size", "n_epochs"):
         _positive(w(f"ppo.{key}"), getattr(c.ppo, key))
     rollout = c.env.num_envs * c.ppo.n_steps
+    what = "env.num_envs * ppo.n_steps"
+    if c.run.engine == "rllib":  # a train batch: every runner's tables, a fragment each
+        rollout = max(1, c.rllib.num_env_runners) * c.rllib.tables_per_runner * c.rllib.rollout_fragment_length
+        what = "max(1, rllib.num_env_runners) * rllib.tables_per_runner * rllib.rollout_fragment_length"
     if c.ppo.batch_size > rollout:
-        _fail(w("ppo.batch_size"), f"{c.ppo.batch_size} is larger than a rollout "
-                                   f"(env.num_envs * ppo.n_steps = {rollout})")
+        _fail(w("ppo.batch_size"), f"{c.ppo.batch_size} is larger than a rollout ({what} = {rollout})")
     if c.ppo.batch_size < 2 or rollout % c.ppo.batch_size == 1:
         # PPO normalises advantages over a minibatch: one sample has no spread (NaN).
         _fail(w("ppo.batch_size"), f"{c.ppo.batch_size} leaves a minibatch of one sample "
@@ -283,7 +303,7 @@ def validate(c: TrainConfig, source: str = "config") -> None:
     if c.policy.activation not in ("tanh", "relu"):
         _fail(w("policy.activation"), f"must be 'tanh' or 'relu', got {c.policy.activation!r}")
     _positive(w("eval.every"), c.eval.every, allow_zero=True)
-    if 0 < c.eval.every < c.env.num_envs:
+    if c.run.engine == "sb3" and 0 < c.eval.every < c.env.num_envs:
         _fail(w("eval.every"), f"is counted in timesteps, and one step is env.num_envs = {c.env.num_envs} of "
                                f"them: use 0 (never) or at least {c.env.num_envs}")
     _positive(w("eval.deals"), c.eval.deals)
@@ -294,6 +314,27 @@ def validate(c: TrainConfig, source: str = "config") -> None:
                 _fail(w(key), f"unknown agent {name!r}{_suggest(str(name), agents)}"
                               + ("" if game == "nos" else f" (agents of {game})"))
     _positive(w("output.checkpoint_every"), c.output.checkpoint_every, allow_zero=True)
+    if c.run.engine not in ("sb3", "rllib"):
+        _fail(w("run.engine"), f"must be 'sb3' or 'rllib', got {c.run.engine!r}")
+    r = c.rllib
+    if r.address is not None and not isinstance(r.address, str):
+        _fail(w("rllib.address"), f"must be null (a local Ray) or a Ray address string, got {r.address!r}")
+    _positive(w("rllib.num_cpus"), r.num_cpus)
+    _positive(w("rllib.num_env_runners"), r.num_env_runners, allow_zero=True)
+    _positive(w("rllib.tables_per_runner"), r.tables_per_runner)
+    _positive(w("rllib.rollout_fragment_length"), r.rollout_fragment_length)
+    _positive(w("rllib.num_learners"), r.num_learners, allow_zero=True)
+    if c.run.engine == "rllib":
+        if c.env.tactics_hint:
+            _fail(w("env.tactics_hint"), "is an SB3 policy feature (agents/policy.py); the rllib engine has no hint")
+        if c.env.game != "nos":
+            _fail(w("env.game"), f"the rllib engine trains Nos (its environment and modules speak Nos's "
+                                 f"observation and actions); {c.env.game!r} trains with the sb3 engine")
+        if c.env.learner_seat != "rotate":
+            _fail(w("env.learner_seat"), "the rllib engine seats the learner at random each hand: use 'rotate'")
+        if r.address is None and r.num_env_runners + 1 > r.num_cpus:
+            _fail(w("rllib.num_env_runners"), f"{r.num_env_runners} runners and the driver need "
+                                              f"{r.num_env_runners + 1} CPUs; rllib.num_cpus is {r.num_cpus}")
 
 
 def _check_family(c: TrainConfig, source: str) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from agents.model import PolicyAgent
 from agents.tournament import run_tournament
 
 #: Evaluations use their own deals, the same at every evaluation, so the curve compares like with like.
@@ -19,6 +18,8 @@ def evaluate(policy, opponent: str, deals: int, num_players: int, seed: int = EV
     duplicate deals with every rotation. Chips per hand for the model, and its head-to-head
     difference to the opponent's seats (the tournament's "model vs <opponent>"). For a family
     ``game`` the same in points per hand (the keys keep their names)."""
+    from agents.model import PolicyAgent  # torch and SB3 (the train extra): not needed by the rllib engine
+
     agent = PolicyAgent(policy, seed=seed, deterministic=True)
     result = run_tournament([agent] + [opponent] * (num_players - 1), deals, seed=seed, progress=False,
                             num_threads=num_threads, game=game, game_options=game_options)

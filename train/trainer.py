@@ -18,7 +18,6 @@ A run lives in ``<output_dir>/<name>/``:
 from __future__ import annotations
 
 import copy
-import csv
 import json
 import time
 from pathlib import Path
@@ -38,6 +37,7 @@ from .buffer import CompactMaskableRolloutBuffer
 from .config import TrainConfig
 from .evaluation import append_csv, evaluate, read_csv
 from .report import final_report
+from .runfiles import RESUMABLE, check_resume_config, is_run_folder, truncate_csv  # noqa: F401
 from .selfplay import OpponentPool, SelfPlayVecEnv
 
 def make_env(config: TrainConfig) -> tuple[SelfPlayVecEnv, OpponentPool]:
@@ -220,42 +220,6 @@ def save_checkpoint(model: MaskablePPO, run_dir: Path, snapshots: SnapshotPool, 
              "marks": marks}
     (folder / "state.json").write_text(json.dumps(state, indent=1))
     return path
-
-
-#: What a resumed run may change; anything else must match the run's config.yaml.
-RESUMABLE = {("run", "total_timesteps"), ("run", "output_dir")} | {("eval", k) for k in
-             ("every", "deals", "final_deals", "final_opponents")} | {("output", k) for k in
-             ("checkpoint_every", "tensorboard", "progress_bar")}
-
-
-def check_resume_config(config: TrainConfig, saved: dict) -> None:
-    from .config import ConfigError
-
-    now = config.to_dict()
-    changed = [f"{section}.{key}" for section, values in now.items() for key, value in values.items()
-               if (section, key) not in RESUMABLE and saved.get(section, {}).get(key) != value]
-    if changed:
-        raise ConfigError(f"--resume continues a run with its own settings; these differ from its config.yaml: "
-                          f"{', '.join(changed)}. Only run.total_timesteps and the eval and output settings may "
-                          f"change on resume")
-
-
-def truncate_csv(path: Path, timesteps: int) -> None:
-    """Drop rows written after the checkpoint being resumed (they belong to a lost future)."""
-    if not path.exists():
-        return
-    with path.open(newline="") as f:
-        rows = list(csv.DictReader(f))
-    if not rows:
-        return
-    with path.open("w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(r for r in rows if float(r["timesteps"]) <= timesteps)
-
-
-def is_run_folder(path: Path) -> bool:
-    return path.is_dir() and any((path / name).exists() for name in ("config.yaml", "curve.csv", "checkpoints"))
 
 
 def train(config: TrainConfig, resume: bool = False, progress: bool = True) -> dict:
