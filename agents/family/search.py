@@ -166,8 +166,8 @@ def determinize(tables, snapshot, hands: np.ndarray, boneyard: np.ndarray, seat:
 
 
 def _write_hidden(tables, snapshot, seats, held, dealt, boneyard, states) -> None:
-    """``determinize`` on FamilyTables without ``set_hidden`` (asked of its owner: see
-    /work/main/.wt/brief/notes-fagents.md): the snapshot's arrays are restored, then the hidden
+    """``determinize`` on FamilyTables without ``set_hidden`` (the accessor FastTables has, asked
+    of the fast engine): the snapshot's arrays are restored, then the hidden
     parts written by the state schema's names. It writes only what is hidden from the
     observer: the other seats' hands and dealt sets, the boneyard, the random stream."""
     from nos_env.games.family import state as ST
