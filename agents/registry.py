@@ -12,10 +12,11 @@ from nos_env.extras import require
 
 from .greedy import GreedyAgent
 from .random_agent import RandomAgent
-from .search import SearchAgent
+from .search import PythonSearchAgent, SearchAgent
 from .tactics import TacticsAgent
 
-AGENTS = {"random": RandomAgent, "greedy": GreedyAgent, "tactics": TacticsAgent, "search": SearchAgent}
+AGENTS = {"random": RandomAgent, "greedy": GreedyAgent, "tactics": TacticsAgent, "search": SearchAgent,
+          "search-python": PythonSearchAgent}
 
 
 #: ``model:PATH`` names a trained model (a MaskablePPO .zip saved by ``python -m train``).

@@ -90,13 +90,14 @@ import numpy as np
 from numba import njit
 
 from nos_env.encoding import NUM_ACTIONS, OBSERVATION_SIZE
-from nos_env.fast_engine import FastTables
+from nos_env.fast_engine import FastTables, accepted_after_plays, tactics_rows
 from nos_env.tiles import DOUBLES_MASK, popcount
 
 from . import features as F
 from .base import Agent, BatchContext, float_observations
 from .greedy import GreedyAgent, obs_set_tile
 from .sampler import HiddenSampler
+from .tactics import TacticsAgent
 
 
 class SearchAgent(Agent):
@@ -114,8 +115,14 @@ class SearchAgent(Agent):
         rollout: str = "tactics",
         prior: str | None = "tactics",
         margin: float = 2.0,
+        compiled: bool = True,
+        opening_rollouts: int | None = None,
+        tie_noise: bool = True,
     ):
         super().__init__(seed)
+        #: Tactics (rollouts and prior) compiled (FastTables.tactics_playout, fast_engine.tactics_rows)
+        #: or the Python agent (the Search of before, about 10x slower; same scores, other tie-breaks)
+        self.compiled = bool(compiled)
         if prior not in (None, "greedy", "tactics"):
             raise ValueError(f"prior must be None, 'greedy' or 'tactics', got {prior!r}")
         self.margin = float(margin)
@@ -125,6 +132,11 @@ class SearchAgent(Agent):
         if rollouts < 1 or min_rollouts < 1 or announce_top_k < 1:
             raise ValueError("rollouts, min_rollouts and announce_top_k must be positive")
         self.rollouts = int(rollouts)
+        if opening_rollouts is not None and opening_rollouts < 1:
+            raise ValueError(f"opening_rollouts must be positive or None, got {opening_rollouts!r}")
+        #: the budget of a set or announcement decision (once a hand, and the one that decides the
+        #: game played); None: ``rollouts``
+        self.opening_rollouts = None if opening_rollouts is None else int(opening_rollouts)
         self.min_rollouts = int(min_rollouts)
         self.announce_top_k = int(announce_top_k)
         self.time_limit = time_limit
@@ -136,16 +148,25 @@ class SearchAgent(Agent):
                                           np.ones((1, NUM_ACTIONS), np.int8))[0]
         # Rollouts by the Tactics agent are slower but judge candidates against stronger play.
         self.rollout_agent = None
-        if rollout == "tactics":
-            from .tactics import TacticsAgent
+        self._kernel_params = None
+        if self.compiled and "tactics" in (rollout, prior):
+            from .tactics import kernel_params
 
+            self._kernel_params = kernel_params()
+        #: Tactics breaks ties (rollouts, prior) by seeded noise; without it the first best action
+        #: wins, and the compiled and the Python Tactics then play the very same rollouts, so the
+        #: two Searches make the same choices from the same seed (tests/test_search.py)
+        self.tie_noise = bool(tie_noise)
+        if rollout == "tactics":
             self.rollout_agent = TacticsAgent(seed=None if seed is None else seed + 104729)
         # The prior policy's choice stands unless the search shows a better one clearly (see search()).
         self.prior = None
         if prior == "tactics":
-            from .tactics import TacticsAgent
-
             self.prior = TacticsAgent(seed=None if seed is None else seed + 15485863)
+        if not self.tie_noise:
+            for agent in (self.rollout_agent, self.prior):
+                if isinstance(agent, TacticsAgent):
+                    agent._noise = np.zeros
         elif prior == "greedy":
             self.prior = GreedyAgent(seed=None if seed is None else seed + 15485863)
         self._scratch: dict = {}
@@ -187,7 +208,10 @@ class SearchAgent(Agent):
             self.last_search = {"candidates": candidates, "values": np.zeros(1), "rollouts": 0}
             return int(candidates[0])
         C = len(candidates)
-        k = max(self.min_rollouts, self.rollouts // C)
+        budget = self.rollouts
+        if self.opening_rollouts is not None and F.KIND[candidates[0]] in (F.SET, F.ANNOUNCE):
+            budget = self.opening_rollouts
+        k = max(self.min_rollouts, budget // C)
         results = []
         start = time.perf_counter()
         chunk = max(1, self.max_batch // C)  # samples per scratch batch
@@ -204,7 +228,7 @@ class SearchAgent(Agent):
         if self.prior is not None:
             # Policy improvement with a safeguard: keep the prior's action unless the best
             # candidate beats it on the same samples by more than `margin` standard errors.
-            prior_action = int(self.prior.act(obs, mask))
+            prior_action = self._prior_action(obs, mask)
             where = np.flatnonzero(candidates == prior_action)
             if len(where):
                 diff = values[:, best] - values[:, where[0]]
@@ -213,6 +237,13 @@ class SearchAgent(Agent):
                     choice = prior_action
         self.last_search = {"candidates": candidates, "values": means, "rollouts": len(values), "choice": choice}
         return choice
+
+    def _prior_action(self, obs, mask) -> int:
+        if self._kernel_params is not None and isinstance(self.prior, TacticsAgent):
+            noise = self.rng.integers(0, 2**63, 1, dtype=np.int64).astype(np.uint64) if self.tie_noise else None
+            return int(tactics_rows(obs[None, :], np.asarray(mask, np.int8)[None, :], self._kernel_params,
+                                    noise=noise)[0])
+        return int(self.prior.act(obs, mask))
 
     # ----------------------------------------------------------- candidates
     def _candidates(self, obs, mask, public, sampler, n, seat) -> np.ndarray:
@@ -230,27 +261,28 @@ class SearchAgent(Agent):
             keep &= ~announce
             keep[top] = True
         if self.prune_wrong_closes:
-            for i in np.flatnonzero((kind == F.PLAY) & F.CLOSE[legal]):
-                if self._certainly_wrong_close(public, sampler, int(legal[i]) - 1, n, seat):
-                    keep[i] = False
+            closes = np.flatnonzero((kind == F.PLAY) & F.CLOSE[legal])
+            if len(closes):
+                keep[closes] = ~self._certainly_wrong_closes(obs, legal[closes] - 1, sampler, n)
         return legal[keep]
 
-    def _certainly_wrong_close(self, public, sampler, play, n, seat) -> bool:
-        """D14 from public facts: after ``play`` (the close=0 twin) a tile that must be counted fits.
+    @staticmethod
+    def _certainly_wrong_closes(obs, plays, sampler, n) -> np.ndarray:
+        """D14 from public facts, per play (the close=0 twins): after it a tile that must be counted fits.
 
         Wrong for sure if the closer still holds a fitting tile, or if more unseen tiles fit than the
         boneyard's last two (never counted) could hide: the others are in hands still in the game or
-        drawable. Never wrong when the tile ends the hand (D21)."""
-        tables = self._tables(1, n)
-        tables.restore_all(public)
-        hands, bones = sampler.sample_bits(np.random.default_rng(0), 1)  # any consistent deal: only public facts are read
-        _determinize(tables, np.zeros(1, np.int64), hands, bones, sampler, seat, n)
-        fits = tables.accepted_after(0, play)
-        if fits is None:  # the play ends the hand
-            return False
-        own = int(sampler.constraints.own) & ~(1 << int(F.TILE[play]))  # the closer's hand after the play
-        unseen_fitting = int(popcount(fits & sampler.constraints.unseen))
-        return (own & fits) != 0 or unseen_fitting > min(2, sampler.constraints.boneyard_size)
+        drawable. Never wrong when the tile ends the hand (at most one player then holds tiles; D21).
+        What fits after the play is read from the observation (``accepted_after_plays``: the layout's
+        public structure is all the rules read)."""
+        c = sampler.constraints
+        fits = accepted_after_plays(np.repeat(obs[None, :], len(plays), axis=0), plays)
+        sizes = np.array(c.sizes[:n], np.int64)
+        holders_after = int((sizes[1:] > 0).sum()) + (1 if sizes[0] > 1 else 0)
+        own = int(c.own) & ~(1 << F.TILE[plays])  # the closer's hand after each play
+        unseen_fitting = popcount(fits & c.unseen)
+        wrong = ((own & fits) != 0) | (unseen_fitting > min(2, c.boneyard_size))
+        return wrong & (holders_after > 1)
 
     # ------------------------------------------------------------ rollouts
     def _evaluate(self, public, sampler, candidates, k, n, seat) -> np.ndarray:
@@ -270,8 +302,16 @@ class SearchAgent(Agent):
         after = np.zeros(rows, np.int64)
         done = np.zeros(rows, bool)
         actions = np.tile(np.asarray(candidates, np.int64), k)
-        noise = self.rng.random((rows, NUM_ACTIONS), dtype=np.float32) * 1e-3  # greedy's tie-break, per rollout
-        score = (self._static[None, :] + noise).astype(np.float32)  # greedy's scores, declare/immediate/play
+        if self.rollout == "tactics" and self._kernel_params is not None:
+            # Every seat plays the compiled Tactics to the end of the hand, in one call.
+            tables.step(actions, observe=False, autoreset=False)
+            noise = self.rng.integers(0, 2**63, rows, dtype=np.int64).astype(np.uint64) if self.tie_noise else None
+            tables.tactics_playout(self._kernel_params, noise)
+            return (tables.chips[:, seat] - before).reshape(k, C)
+        score = None
+        if self.rollout_agent is None:
+            noise = self.rng.random((rows, NUM_ACTIONS), dtype=np.float32) * 1e-3  # greedy's tie-break, per rollout
+            score = (self._static[None, :] + noise).astype(np.float32)  # greedy's scores, declare/immediate/play
         while True:
             _, terminated, _, _, _ = tables.step(actions, observe=False, autoreset=False)
             newly = terminated & ~done
@@ -311,6 +351,18 @@ class SearchAgent(Agent):
             self._scratch[key] = FastTables(rows, n, seed=0, hands_per_episode=1, illegal_action="penalty",
                                             auto_forced=True, observation_dtype="float32")
         return self._scratch[key]
+
+
+class PythonSearchAgent(SearchAgent):
+    """The Search of before the compiled Tactics (``compiled=False``): the Python Tactics agent
+    plays the rollouts and gives the prior. Same method, about ten times slower."""
+
+    name = "search-python"
+
+    def __init__(self, seed: int | None = 0, **kwargs):
+        if "compiled" in kwargs:
+            raise ValueError("search-python is SearchAgent(compiled=False); use 'search' to choose")
+        super().__init__(seed, compiled=False, **kwargs)
 
 
 # ------------------------------------------------------------------ helpers

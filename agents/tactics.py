@@ -310,15 +310,28 @@ class TacticsAgent(Agent):
     name = "tactics"
 
     def __init__(self, seed: int | None = 0, immediate_min_value: int = IMMEDIATE_MIN_VALUE,
-                 general_close_proof: bool = True):
+                 general_close_proof: bool = True, compiled: bool = False):
         super().__init__(seed)
+        #: decide with the compiled Tactics (``kernel_params``; the same scores and choices, other
+        #: tie-breaks, ``stats`` and ``scores_out`` not kept) instead of this module's numpy code
+        self.compiled = bool(compiled)
+        self._params = kernel_params(immediate_min_value, general_close_proof) if self.compiled else None
         self.immediate_min_value = int(immediate_min_value)
         self.general_close_proof = bool(general_close_proof)
         self.stats = {"closings_d21": 0, "closings_proved": 0, "proof_checks": 0}
+        #: None, or a float64 array [B, NUM_ACTIONS] that act_batch fills with every considered
+        #: action's score before the tie-break noise (-inf elsewhere), for comparing implementations
+        self.scores_out = None
+        self._scored = None
 
     # ------------------------------------------------------------------ api
     def act_batch(self, obs: np.ndarray, masks: np.ndarray, context: BatchContext | None = None) -> np.ndarray:
         obs = float_observations(obs)
+        if self.compiled:
+            from nos_env.fast_engine import tactics_rows
+
+            noise = self.rng.integers(0, 2**63, len(obs), dtype=np.int64).astype(np.uint64)
+            return tactics_rows(obs, np.asarray(masks, np.int8), self._params, noise=noise)
         masks = np.asarray(masks)
         B = obs.shape[0]
         action = np.full(B, -1, np.int64)
@@ -334,9 +347,21 @@ class TacticsAgent(Agent):
                        (PH["play"], self._act_play)):
             rows = np.flatnonzero(todo & (phase == ph))
             if len(rows):
+                self._scored = None
                 action[rows] = fn(obs[rows], legal[rows])
+                if self.scores_out is not None and self._scored is not None:
+                    r, a, v = self._scored
+                    self.scores_out[rows[r], a] = v
+        if self.scores_out is not None:
+            self.scores_out[single] = -np.inf
         assert (action >= 0).all() and legal[np.arange(B), action][nlegal > 0].all()
         return action
+
+    def _keep_scores(self, score: np.ndarray, first_action: int = 0) -> None:
+        """Remember a decision's scores [rows, actions from first_action] for ``scores_out``."""
+        if self.scores_out is not None:
+            r, j = np.nonzero(np.isfinite(score))
+            self._scored = (r, first_action + j, score[r, j])
 
     def _noise(self, shape) -> np.ndarray:
         return self.rng.random(shape) * 1e-6
@@ -353,6 +378,7 @@ class TacticsAgent(Agent):
         score = np.full((R, NUM_TILES + 1), -np.inf)
         score[rows, tiles] = best
         score[:, E.DRAW] = np.where(legal[:, E.DRAW], -1e9, -np.inf)  # the set draw is forced when legal
+        self._keep_scores(score)
         score[:, :NUM_TILES] += self._noise((R, NUM_TILES))
         return score.argmax(axis=1)
 
@@ -362,8 +388,9 @@ class TacticsAgent(Agent):
         n = obs[:, _col("num_players")].argmax(axis=1) + 3
         s = obs[:, _col("set_tile")].argmax(axis=1)
         score = announcement_scores(hand, s, n)
-        score += self._noise(score.shape)
         score[~legal[:, E.ANNOUNCE0:E.DECLARE]] = -np.inf
+        self._keep_scores(score, E.ANNOUNCE0)
+        score += self._noise(score.shape)
         return E.ANNOUNCE0 + score.argmax(axis=1)
 
     # ------------------------------------------------------------- declare
@@ -377,6 +404,7 @@ class TacticsAgent(Agent):
         score[:, ~plays] = -np.inf
         score[:, plays] = np.where(score[:, plays] >= self.immediate_min_value, score[:, plays], -np.inf)
         score[:, E.DECLINE] = np.where(legal[:, E.DECLINE], 0.0, -np.inf)
+        self._keep_scores(score)
         score += self._noise(score.shape)
         return score.argmax(axis=1)
 
@@ -420,6 +448,7 @@ class TacticsAgent(Agent):
             w = np.where(st["next"][rows] == r, W_STUCK_NEXT, W_STUCK_REST) * (1.0 + (h <= 1))
             score += np.where(alive, w * prob, 0.0)
         score += W_MOB * np.minimum(popcount(post & remaining), 2)
+        plain = score.copy() if self.scores_out is not None else None
         score += self._noise(score.shape)
 
         # Closing (D14/D21): only with a proof.
@@ -434,6 +463,10 @@ class TacticsAgent(Agent):
                     proved[p] = True
         close_ok = proved & legal[rows, a + 1]
         score = score + 1e6 * close_ok
+        if plain is not None:
+            c = np.flatnonzero(close_ok)
+            self._scored = (np.concatenate([rows, rows[c]]), np.concatenate([a, a[c] + 1]),
+                            np.concatenate([plain, plain[c] + 1e6]))
         # Best pair per row (pairs come sorted by row).
         order = np.lexsort((-score, rows))
         first = np.ones(len(order), bool)
@@ -566,3 +599,26 @@ def _prove_closing(obs_row: np.ndarray, exempt: int, tile: int, arm: int, out: i
         if layout.placements(tl):
             return False
     return True
+
+
+# ------------------------------------------------------------ numba kernel
+def kernel_params(immediate_min_value: int = IMMEDIATE_MIN_VALUE, general_close_proof: bool = True) -> tuple:
+    """Tactics' weights and tables as the tuple the compiled Tactics takes (``FastTables.tactics_*``,
+    ``nos_env.fast_engine.tactics_rows``; its layout: ``FastTables.TACTICS_PARAMS``). The kernel
+    is this module written again over one observation row; ``tests/test_tactics_kernel.py``
+    checks identical scores and choices on recorded positions."""
+    from nos_env.fast_engine import FastTables
+
+    values = {"IMMEDIATE_MIN_VALUE": float(immediate_min_value), "GENERAL_CLOSE_PROOF": float(general_close_proof)}
+    weights = np.array([values[w] if w in values else float(globals()["W_" + w]) for w in FastTables.TACTICS_WEIGHTS])
+    tables = {"weights": weights, "FIT": FIT, "COMP": COMP, "ACC": ACC, "OPEN": OPEN,
+              "BLANK_BITS": np.int64(BLANK_BITS)}
+    tables.update({name: globals()[name] for name in FastTables.TACTICS_PARAMS if name.startswith("ANN_")})
+    params = []
+    for name in FastTables.TACTICS_PARAMS:
+        value = tables[name]
+        if isinstance(value, np.ndarray):
+            value = np.ascontiguousarray(value, np.bool_ if value.dtype == bool else
+                                         (np.float64 if value.dtype.kind == "f" else np.int64))
+        params.append(value)
+    return tuple(params)

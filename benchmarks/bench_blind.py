@@ -45,6 +45,27 @@ def fast_rate(batch, players, dtype, seconds, threads, optional_play=False):
     return float(np.median(rates))
 
 
+def nos_rate(batch, dtype, seconds, threads):
+    """Nos's FastTables in the same loop, for a ratio from the same run (the machine is shared)."""
+    from nos_env.fast_engine import FastTables
+
+    tables = FastTables(batch, 4, seed=1, observation_dtype=dtype, num_threads=threads)
+    tables.reset_tables()
+    policy = np.array([seed_state(10_000 + b) for b in range(batch)], np.uint64)
+    actions = np.zeros(batch, np.int64)
+    for _ in range(3):
+        tables.step(tables.sample_legal(policy, actions))
+    rates, end = [], time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        steps, t0 = 0, time.perf_counter()
+        while time.perf_counter() - t0 < BLOCK_SECONDS:
+            tables.step(tables.sample_legal(policy, actions))
+            tables.masks
+            steps += batch
+        rates.append(steps / (time.perf_counter() - t0))
+    return float(np.median(rates))
+
+
 def reference_rate(players, seconds, optional_play=False):
     rules = make_blind_rules(players, optional_play=optional_play)
     rnd = random.Random(0)
@@ -76,6 +97,8 @@ def main():
         ref = reference_rate(args.players, args.seconds, optional_play)
         print(f"  reference engine optional_play={optional_play!s:5}   {ref:12,.0f} agent-steps/s "
               f"(fast/reference {rate / ref:,.0f}x, float32)")
+    nos = nos_rate(args.batch, "uint8", args.seconds, threads)
+    print(f"  Nos FastTables, same loop, obs=uint8       {nos:12,.0f} agent-steps/s (the same run, for scale)")
 
 
 if __name__ == "__main__":

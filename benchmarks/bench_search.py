@@ -1,6 +1,11 @@
 """SearchAgent against three GreedyAgents: chips per hand and decisions per second.
 
-    python benchmarks/bench_search.py [--hands 2000] [--players 4] [--rollouts 64]
+    python benchmarks/bench_search.py [--hands 2000] [--players 4] [--rollouts 64] [--compare]
+
+With ``--compare`` the Search with the Python Tactics (``compiled=False``, the agent before)
+is also asked every decision the Search with the compiled Tactics (the default) is asked,
+right after it (its answer is not played), and the ratio of their speeds is printed: timed
+turn by turn on the same positions, the two see the same load on a shared machine.
 
 One-hand episodes on the vector env. At each table one seat is the search
 agent, rotating by one seat every hand (table b, hand h: seat (b + h) % n),
@@ -27,10 +32,13 @@ from agents.greedy import GreedyAgent  # noqa: E402
 from agents.search import SearchAgent  # noqa: E402
 
 
-def run(hands: int, players: int = 4, rollouts: int = 64, num_envs: int = 16, seed: int = 1) -> dict:
+def run(hands: int, players: int = 4, rollouts: int = 64, num_envs: int = 16, seed: int = 1,
+        compare: bool = False) -> dict:
     venv = nos_env.vector_env(num_envs=num_envs, num_players=players, seed=seed)
     obs, masks, current = venv.reset()
     search = SearchAgent(seed=seed, rollouts=rollouts)
+    old = SearchAgent(seed=seed, rollouts=rollouts, compiled=False) if compare else None
+    old_time, same = 0.0, 0
     greedy = GreedyAgent(seed=seed + 1)
     episode = np.zeros(num_envs, np.int64)
     chips = np.zeros((num_envs, players))
@@ -42,8 +50,13 @@ def run(hands: int, players: int = 4, rollouts: int = 64, num_envs: int = 16, se
         if len(rows):
             row_masks = np.array(masks[rows])
             start = time.perf_counter()
-            actions[rows] = search.act_batch(obs[rows], row_masks, BatchContext(venv.tables, rows, current[rows]))
+            context = BatchContext(venv.tables, rows, current[rows])
+            actions[rows] = search.act_batch(obs[rows], row_masks, context)
             search_time += time.perf_counter() - start
+            if old is not None:
+                start = time.perf_counter()
+                same += int((old.act_batch(obs[rows], row_masks, context) == actions[rows])[row_masks.sum(axis=1) > 1].sum())
+                old_time += time.perf_counter() - start
             searched += int((row_masks.sum(axis=1) > 1).sum())
         obs, masks, current, rewards, terminated, _ = venv.step(actions)
         chips += rewards
@@ -54,7 +67,9 @@ def run(hands: int, players: int = 4, rollouts: int = 64, num_envs: int = 16, se
     results = np.array(results[:hands])
     return {"hands": len(results), "mean": float(results.mean()),
             "se": float(results.std(ddof=1) / np.sqrt(len(results))),
-            "searched_decisions": searched, "decisions_per_second": searched / max(search_time, 1e-9)}
+            "searched_decisions": searched, "decisions_per_second": searched / max(search_time, 1e-9),
+            "old_decisions_per_second": searched / max(old_time, 1e-9) if compare else None,
+            "same_choices": same}
 
 
 def main() -> None:
@@ -64,11 +79,19 @@ def main() -> None:
     parser.add_argument("--rollouts", type=int, default=64)
     parser.add_argument("--envs", type=int, default=16)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--compare", action="store_true",
+                        help="also play the same hands with the Python Tactics (compiled=False) and compare speeds")
     args = parser.parse_args()
-    r = run(args.hands, args.players, args.rollouts, args.envs, args.seed)
+    run(8, args.players, args.rollouts, args.envs, args.seed)  # compile (or load) the kernels first
+    r = run(args.hands, args.players, args.rollouts, args.envs, args.seed, args.compare)
     print(f"{args.players} players, rollouts={args.rollouts}: search {r['mean']:+.2f} +- {r['se']:.2f} chips/hand "
           f"over {r['hands']} hands vs greedy; {r['decisions_per_second']:.0f} searched decisions/s "
           f"({r['searched_decisions']} decisions)")
+    if args.compare:
+        old = r["old_decisions_per_second"]
+        print(f"Search with the Python Tactics on the same decisions: {old:.1f} searched decisions/s; "
+              f"speed-up {r['decisions_per_second'] / old:.1f}x; same choice in {r['same_choices']} of "
+              f"{r['searched_decisions']} decisions")
 
 
 if __name__ == "__main__":

@@ -221,6 +221,16 @@ class BlindTables:
         return self.T[:, K.T_SKIPPED].astype(np.int64)
 
     @property
+    def hand_number(self) -> np.ndarray:
+        """int [B]: always 0 (Blind is one hand, BD8); as FamilyTables.hand_number."""
+        return self.T[:, K.T_HAND_INDEX].copy()
+
+    @property
+    def thread_stats(self) -> dict[int, int]:
+        """Kernel calls so far by the number of threads they ran on."""
+        return dict(self._threads.stats)
+
+    @property
     def episode_over(self) -> np.ndarray:
         return self.T[:, K.T_DONE] != 0
 
@@ -251,7 +261,7 @@ class BlindTables:
 
     def clone_table(self, b: int) -> dict:
         b = self.check_table(b)
-        return {name: getattr(self, name)[b].copy() for name in self._arrays}
+        return {name: getattr(self, name)[b, ...].copy() for name in self._arrays}  # R's row: a 0-d array
 
     def restore_table(self, b: int, snapshot: dict) -> None:
         b = self.check_table(b)

@@ -41,7 +41,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector.utils import batch_space
 
-from .family_backends import seed_and_reset, tables_class
+from .family_backends import seed_and_reset, table_winners, tables_class
 from .family_env import OBSERVATION_DTYPES, check_game
 from .family_rewards import check_reward, relative, sides, win, winners_mask
 from .options import check_bool, check_scale, check_seed
@@ -122,8 +122,8 @@ class FamilyVectorEnv:
         if win_mode:
             rewards = np.zeros((self.num_envs, n), np.float32)
             if finished.size:
-                winners = np.array([winners_mask(self.tables.reference_game(int(b)).winner, n, self._side_of)
-                                    for b in finished])
+                winners = np.array([winners_mask(None if w < 0 else int(w), n, self._side_of)
+                                    for w in table_winners(self.tables, finished)])
                 rewards[finished] = win(winners, self._side_of)
                 self.tables.reset_tables(finished)
             current = np.array(self.tables.current_player, np.int32)

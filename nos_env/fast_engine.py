@@ -23,6 +23,7 @@ import numpy as np
 from numba import njit
 
 from .games import nos as K
+from .games.nos import tactics as KT
 from .games.nos.state import SCHEMA
 from .deal import Deal, check_num_players
 from .encoding import NUM_ACTIONS, check_observation_dtype, index_to_action, legal_mask, observation_size
@@ -34,7 +35,7 @@ from .threads import PARALLEL_FROM, ThreadChoice, resolve
 from .tiles import ALL_TILES, TILE_INDEX
 
 ARRAYS = SCHEMA.array_names  # ("T", "S", "A", "L", "BONE", "R", "MASK", "LEGAL", "H", "PEN")
-__all__ = ["ARRAYS", "PARALLEL_FROM", "EpisodeStats", "FastTables"]
+__all__ = ["ARRAYS", "PARALLEL_FROM", "EpisodeStats", "FastTables", "accepted_after_plays", "tactics_rows"]
 
 
 class FastTables:
@@ -612,6 +613,94 @@ class FastTables:
         if T[0, K.T_PHASE] == K.P_OVER:
             return None
         return int(K._accepted_anywhere(T, A, 0))
+
+    # ------------------------------------------------------ Tactics at engine speed
+    #: The layout of the tuple the compiled Tactics takes (``agents.tactics.kernel_params()``
+    #: builds it): its weights by name, then its lookup tables (games/nos/tactics.py).
+    TACTICS_WEIGHTS = KT.WEIGHTS
+    TACTICS_PARAMS = KT.PARAMS
+
+    def tactics_actions(self, params: tuple, rows=None, noise=None, noise_scale: float = 1e-6) -> np.ndarray:
+        """The Tactics agent's action (``agents/tactics.py``, compiled: games/nos/tactics.py) for the
+        seat to move at each of ``rows`` (all tables by default), int64 [R]; -1 where nobody is to
+        move. ``noise``: uint64 [B] tie-break streams (advanced in place), None for no noise (the
+        first best action)."""
+        rows = self.check_rows(rows)
+        noise, noise_scale = _tactics_noise(noise, self.num_envs, noise_scale)
+        out = np.empty(len(rows), np.int64)
+        KT.tactics_tables(self.T, self.S, self.A, self.L, self.MASK, self.LEGAL, self.num_players, rows, params, noise,
+                          noise_scale, out)
+        return out
+
+    def tactics_playout(self, params: tuple, noise=None, noise_scale: float = 1e-6, max_steps: int = 10_000) -> int:
+        """Play every table on with Tactics at every seat until its episode is over (a search's
+        scratch tables: one hand an episode, no autoreset), without leaving the compiled code:
+        observe, decide, apply, settle. Chips are then read with :attr:`chips`. ``noise`` as in
+        :meth:`tactics_actions`. Returns the number of decisions taken."""
+        if self.hands_per_episode != 1:
+            raise ValueError("tactics_playout plays one-hand episodes (hands_per_episode=1): a later hand "
+                             f"would be dealt from the table's stream; these tables play {self.hands_per_episode}")
+        noise, noise_scale = _tactics_noise(noise, self.num_envs, noise_scale)
+        steps = KT.tactics_playout(self.T, self.S, self.A, self.L, self.BONE, self.R, self.MASK, self.LEGAL,
+                                   self.num_players, self.auto_forced, params, noise, noise_scale, int(max_steps))
+        if steps < 0:
+            raise RuntimeError(f"table {-1 - steps} took more than {max_steps} decisions in a playout")
+        return int(steps)
+
+
+def _tactics_noise(noise, rows: int, scale: float):
+    if noise is None:
+        return np.zeros(max(rows, 1), np.uint64), 0.0
+    if not isinstance(noise, np.ndarray) or noise.dtype != np.uint64 or noise.shape != (rows,) \
+            or not noise.flags.c_contiguous or not noise.flags.writeable:
+        raise ValueError(f"noise must be a writable uint64 array of shape ({rows},) (tie-break streams), got {noise!r}")
+    if not (isinstance(scale, (int, float)) and 0 <= scale <= 1e-3):
+        raise ValueError(f"noise_scale must be a number 0..1e-3 (a tie-break), got {scale!r}")
+    return noise, float(scale)
+
+
+def accepted_after_plays(obs: np.ndarray, actions: np.ndarray) -> np.ndarray:
+    """For each observation row (float32 [R, OBSERVATION_SIZE]) and a play action of it (int [R]:
+    PLAY0..PASS-1, either closing variant), the tiles some arm accepts after the play (locks
+    included), as tile sets int64 [R], read from the observation alone: the same as
+    :meth:`FastTables.accepted_after` on the table, unless the play ends the hand."""
+    from .encoding import OBSERVATION_SIZE, PASS, PLAY0
+
+    obs = np.ascontiguousarray(obs)
+    actions = np.asarray(actions)
+    if obs.dtype != np.float32 or obs.ndim != 2 or obs.shape[1] != OBSERVATION_SIZE:
+        raise ValueError(f"obs must be float32 [R, {OBSERVATION_SIZE}], got {obs.dtype} {obs.shape}")
+    if not np.issubdtype(actions.dtype, np.integer) or actions.shape != (obs.shape[0],) \
+            or ((actions < PLAY0) | (actions >= PASS)).any():
+        raise ValueError(f"actions must be play action indices {PLAY0}..{PASS - 1}, one per row, got {actions!r}")
+    out = np.empty(obs.shape[0], np.int64)
+    KT.accepted_after_rows(obs, actions.astype(np.int64), out)
+    return out
+
+
+def tactics_rows(obs: np.ndarray, masks: np.ndarray, params: tuple, noise=None, noise_scale: float = 1e-6,
+                 scores: np.ndarray | None = None) -> np.ndarray:
+    """The compiled Tactics on observation rows: float32 [R, OBSERVATION_SIZE] and int8 masks
+    [R, NUM_ACTIONS] give int64 [R] actions; ``scores`` (float64 [R, NUM_ACTIONS], optional) gets
+    each considered action's score without noise (-inf elsewhere). ``noise`` as in
+    :meth:`FastTables.tactics_actions`, one stream per row."""
+    from .encoding import OBSERVATION_SIZE
+
+    obs = np.ascontiguousarray(obs)
+    masks = np.ascontiguousarray(masks)
+    if obs.dtype != np.float32 or obs.ndim != 2 or obs.shape[1] != OBSERVATION_SIZE:
+        raise ValueError(f"obs must be float32 [R, {OBSERVATION_SIZE}], got {obs.dtype} {obs.shape}")
+    if masks.dtype != np.int8 or masks.shape != (obs.shape[0], NUM_ACTIONS):
+        raise ValueError(f"masks must be int8 [{obs.shape[0]}, {NUM_ACTIONS}], got {masks.dtype} {masks.shape}")
+    R = obs.shape[0]
+    noise, noise_scale = _tactics_noise(noise, R, noise_scale)
+    if scores is None:
+        scores = np.empty((R, NUM_ACTIONS), np.float64)
+    elif scores.dtype != np.float64 or scores.shape != (R, NUM_ACTIONS) or not scores.flags.c_contiguous:
+        raise ValueError(f"scores must be a C-contiguous float64 array of shape ({R}, {NUM_ACTIONS})")
+    out = np.empty(R, np.int64)
+    KT.decide_rows(params, obs, masks, noise, noise_scale, out, scores)
+    return out
 
 
 @dataclass(frozen=True)

@@ -220,3 +220,37 @@ def test_set_hidden_plays_on_as_the_determinized_reference():
             assert (obs[b] == g.observe(g.to_move, "uint8")).all()
     with pytest.raises(ValueError, match="hidden tiles"):
         fast.set_hidden(0, [0, 1, 2])
+
+
+def test_seed_tables_and_snapshots():
+    fast = BlindTables("blind", 3, num_players=4, seed=0, threads=1)
+    fast.seed_tables([0, 2], [555, 555])  # duplicate deals from the next reset on
+    fast.reset_tables([0, 2])
+    game = BlindGame(make_blind_rules(4), seed=555, skip_decisionless=True)
+    for b in (0, 2):
+        assert fast.deal_of(b)[0] == game.dealt and fast.legal_actions(b).tolist() == game.legal_actions()
+    snap, one = fast.clone(), fast.clone_table(1)
+    obs_before = fast.observe(fast.current_player.astype(np.int64)).copy()
+    fast.step(np.array([fast.legal_actions(b)[0] for b in range(3)]))
+    fast.restore_table(1, one)
+    assert (fast.observe_rows([1], [fast.current_player[1]])[0] == obs_before[1]).all()
+    fast.restore(snap)
+    assert (fast.observe(fast.current_player.astype(np.int64)) == obs_before).all()
+    with pytest.raises(ValueError, match="seeds"):
+        fast.seed_tables([0], [1, 2])
+
+
+def test_buffers_and_streams_are_checked():
+    fast = BlindTables("blind", 2, num_players=2, seed=0, threads=1)
+    seats = fast.current_player.astype(np.int64)
+    out = np.zeros((2, fast.observation_size), np.uint8)
+    assert fast.observe(seats, out=out) is out and out.any()
+    assert (fast.hand_number == 0).all() and fast.thread_stats
+    for bad in (np.zeros((2, 3), np.uint8), np.zeros((2, fast.observation_size), np.float32)):
+        with pytest.raises(ValueError, match="writable C-contiguous uint8"):
+            fast.observe(seats, out=bad)
+    with pytest.raises(ValueError, match="uint64"):
+        fast.sample_legal(np.zeros(2, np.int64))
+    with pytest.raises(ValueError, match="bool mask"):
+        fast.reset_tables([0, 2])
+    assert fast.check_rows(np.array([True, False])).tolist() == [0]

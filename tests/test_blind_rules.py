@@ -395,3 +395,15 @@ def test_determinizations_keep_every_observation():
     g = game_of(EXAMPLE2, EXAMPLE2_ASIDE)
     with pytest.raises(ValueError, match="an order of the 22 hidden tiles"):
         g.with_hidden([0, 1])
+
+
+def test_bad_records_are_refused():
+    g = BlindGame(make_blind_rules(2), seed=3)
+    good = g.record()
+    for bad in ({**good, "game": "draw"}, {k: v for k, v in good.items() if k != "actions"},
+                {**good, "stream_state": -1}, {**good, "options": ["tileset"]}, "blind"):
+        with pytest.raises(ValueError, match="a Blind record is a dict"):
+            BlindGame.from_record(bad)
+    assert not g.done  # seed 3 has a decision, so an action id outside the space is refused as illegal
+    with pytest.raises(ValueError, match="not legal"):
+        BlindGame.from_record({**good, "actions": [-5]})

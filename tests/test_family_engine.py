@@ -264,6 +264,7 @@ def test_observation_layout_and_no_hidden_tiles(game_id):
         assert enc.observation_size(rules) == expected
         assert enc.observation_size(rules, "uint8") % 4 == 0
         game = FamilyGame(rules, seed=3)
+        assert (game.observation_size(), game.num_actions) == (expected, rules.num_actions)
         rnd = random.Random(3)
         for step in range(40):
             if game.done:

@@ -259,3 +259,21 @@ def test_time_limit_repeats_batches():
     assert masks[0, action]
     per_batch = max(agent.min_rollouts, 8 // len(agent.last_search["candidates"]))
     assert agent.last_search["rollouts"] > per_batch
+
+
+def test_compiled_tactics_makes_the_same_search_as_the_python_one():
+    """Without tie-break noise the compiled Tactics plays the very rollouts the Python agent plays
+    (tests/test_tactics_kernel.py), so from one seed the two Searches estimate the same values
+    and choose the same actions: the speed-up costs no strength."""
+    new = SearchAgent(seed=5, rollouts=24, tie_noise=False)
+    old = SearchAgent(seed=5, rollouts=24, tie_noise=False, compiled=False)
+    compared = []
+
+    def check(venv, b, seat, obs, mask):
+        chosen = new.search(obs, mask, venv.tables, b, seat)
+        assert old.search(obs, mask, venv.tables, b, seat) == chosen
+        np.testing.assert_array_equal(new.last_search["values"], old.last_search["values"])
+        compared.append(new.last_search["rollouts"])
+
+    drive(4, 4, seed=21, decisions=60, agent=GreedyAgent(seed=9), on_decision=check)
+    assert len(compared) > 20 and sum(compared) > 150  # searched decisions, samples per candidate

@@ -162,7 +162,7 @@ class SelfPlayVecEnv(VecEnv):
         if self.tactics_hint:
             from agents.tactics import TacticsAgent
 
-            self.hint_agent = TacticsAgent(seed=seed + 7919)
+            self.hint_agent = TacticsAgent(seed=seed + 7919, compiled=True)  # the hint at engine speed
         self.render_mode = None
         size = obs_size + (1 if self.tactics_hint else 0)
         observation_space = spaces.Box(-np.inf, np.inf, (size,), np.float32)

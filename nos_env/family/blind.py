@@ -428,9 +428,13 @@ class BlindGame:
 
     @classmethod
     def from_record(cls, record: dict) -> "BlindGame":
-        if not isinstance(record, dict) or record.get("game") != GAME:
-            raise ValueError(f"a Blind record is a dict with game={GAME!r}, num_players, options, seed, "
-                             f"stream_state and actions; got {record!r:.200}")
+        keys = {"game", "num_players", "options", "seed", "stream_state", "actions"}
+        if not isinstance(record, dict) or record.get("game") != GAME or set(record) != keys \
+                or not isinstance(record["options"], dict) or not isinstance(record["actions"], list) \
+                or isinstance(record["stream_state"], bool) or not isinstance(record["stream_state"], int) \
+                or not 0 <= record["stream_state"] < 1 << 64:
+            raise ValueError(f"a Blind record is a dict with game={GAME!r}, num_players, options (a dict), seed, "
+                             f"stream_state (0..2**64-1) and actions (a list); got {str(record)[:200]}")
         rules = make_blind_rules(record["num_players"], **record["options"])
         game = cls.__new__(cls)
         game.rules, game.skip_decisionless, game.skipped = rules, False, 0

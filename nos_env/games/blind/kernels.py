@@ -10,7 +10,7 @@ import numpy as np
 from numba import njit
 
 from ...kernels import core
-from ...kernels.core import INLINE, KERNEL
+from ...kernels.core import INLINE
 from .state import (
     A_COUNT,
     A_LAST,

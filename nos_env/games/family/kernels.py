@@ -170,7 +170,7 @@ def _set(T, S, TS, SS, A, L, TT, CFG, b, seat, t):
     T[b, T_PHASE] = P_PLAY
 
 
-@njit(**KERNEL)
+@njit(**INLINE)
 def _place(T, S, TS, SS, A, L, TT, CFG, b, seat, t, arm, side):
     """PLAY(t, arm[, side]): the tile against the arm's open end, its other number outward
     (F6; MA2: under sevens the side names the outward number). Returns the arms that end
@@ -267,7 +267,7 @@ def _end_count(T, A, TT, b):
     return E
 
 
-@njit(**KERNEL)
+@njit(**INLINE)
 def _play_score(T, A, TT, CFG, b):
     """The points of a placement (SET or PLAY): AF's, FT's and FU's s(E), Bergen's headers (BE3)."""
     kind = CFG[C_PLAY_SCORE]
@@ -429,7 +429,7 @@ def _next_turn(T, SS, CFG, b, seat):
     T[b, T_EXTRA] = -1
 
 
-@njit(**KERNEL)
+@njit(**INLINE)
 def _after_placement(T, S, TS, SS, A, L, BONE, R, TT, CFG, ACC, b, seat, t, ends, was_extra):
     """After SET or PLAY: the play's score, going out (F13, F20), F23's extra play, FO3's turn
     that goes on while a tile fits (FO6: else it ends by itself, public evidence), else the
@@ -463,7 +463,7 @@ def _after_placement(T, S, TS, SS, A, L, BONE, R, TT, CFG, ACC, b, seat, t, ends
     _next_turn(T, SS, CFG, b, seat)
 
 
-@njit(**KERNEL)
+@njit(**INLINE)
 def _draw(T, SS, A, BONE, CFG, ACC, b, seat):
     """DRAW: the boneyard's top tile to the mover's hand; the same player moves again. A stuck
     draw tells the others he holds nothing that fits (F24); Matador's draw at will does not."""
@@ -477,7 +477,7 @@ def _draw(T, SS, A, BONE, CFG, ACC, b, seat):
     T[b, T_DRAWN] = 1
 
 
-@njit(**KERNEL)
+@njit(**INLINE)
 def _pass(T, SS, A, CFG, ACC, b, seat):
     """PASS: a stuck player's (F10, public evidence), or the end of F23's extra play or of a
     Fours turn under ``multi_play="may"`` (no evidence)."""
@@ -486,7 +486,7 @@ def _pass(T, SS, A, CFG, ACC, b, seat):
     _next_turn(T, SS, CFG, b, seat)
 
 
-@njit(**KERNEL)
+@njit(**INLINE)
 def apply_action(T, S, TS, SS, A, L, BONE, R, TT, CFG, ACC, b, a):
     """One legal action of the seat to move (the contract's action ids)."""
     seat = T[b, T_TO_MOVE]
@@ -678,7 +678,7 @@ def settle(T, S, TS, SS, A, L, BONE, R, MASK, LEGAL, TT, CFG, ACC, b):
     compute_mask(T, SS, A, MASK, LEGAL, TT, CFG, ACC, b)
 
 
-@njit(**KERNEL)
+@njit(**INLINE)
 def compute_mask(T, SS, A, MASK, LEGAL, TT, CFG, ACC, b):
     """The legal actions of the seat to move, in index order (F4, F6, F8..F10, F23, MA2, MA5, FO3)."""
     for i in range(T[b, T_NLEGAL]):
