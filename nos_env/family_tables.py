@@ -364,6 +364,39 @@ class FamilyTables:
                     self.TT, self.CFG, self.ACC, b, -1 if setter is None else int(setter))
         assert game is not None
 
+    def set_hidden(self, b: int, hands, boneyard) -> None:
+        """For search: table b's hidden tiles replaced by a sample. ``hands[s]`` (tile indices)
+        for every seat, the seat to move's hand unchanged (it is the searcher's own knowledge,
+        so the legal actions stay as they are), every other hand of its current size, the
+        boneyard (top first) of its current size; together with the tiles on the table they
+        must be the whole set. Checked first: a bad sample changes nothing."""
+        b = self.check_table(b)
+        n, N = self.num_players, self.rules.num_tiles
+        T = self.T[b]
+        mover = int(T[ST.T_TO_MOVE])
+        if mover < 0:
+            raise ValueError(f"table {b}'s episode is over: nothing is hidden")
+        try:
+            hands = [sorted(int(t) for t in h) for h in hands]
+            boneyard = [int(t) for t in boneyard]
+        except (TypeError, ValueError):
+            raise ValueError("hands must be one list of tile indices per seat and boneyard a list of tile indices")
+        placed = int(self.TS[b, ST.T_PLACED, 0])
+        table = [t for t in range(N) if (placed >> t) & 1]
+        now = [[t for t in range(N) if (int(self.SS[b, s, ST.S_HAND, 0]) >> t) & 1] for s in range(n)]
+        size = int(T[ST.T_BONE_END] - T[ST.T_BONE_TOP])
+        if len(hands) != n or any(len(hands[s]) != len(now[s]) for s in range(n)) or len(boneyard) != size:
+            raise ValueError(f"set_hidden needs {n} hands of sizes {[len(h) for h in now]} and a boneyard of {size} "
+                             f"tiles")
+        if hands[mover] != now[mover]:
+            raise ValueError(f"the hand of seat {mover} (to move) must stay {now[mover]}")
+        if sorted([t for h in hands for t in h] + boneyard + table) != list(range(N)):
+            raise ValueError(f"the hands, the boneyard and the {len(table)} tiles on the table must hold every "
+                             f"tile 0..{N - 1} exactly once")
+        for s in range(n):
+            self.SS[b, s, ST.S_HAND, 0] = np.uint64(sum(1 << t for t in hands[s]))
+        self.BONE[b, T[ST.T_BONE_TOP]:T[ST.T_BONE_END]] = boneyard
+
     def reference_game(self, b: int) -> FamilyGame:
         """Table b's game in the reference engine: its current hand from the deal, the scores
         at the hand's start and the hand's decisions, continuing with the table's random stream."""

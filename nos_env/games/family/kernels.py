@@ -347,8 +347,6 @@ def _end_hand(T, S, SS, BONE, TT, CFG, b, kind, out_seat):
     goes on with a new hand, or the episode ends."""
     n = CFG[C_N]
     T[b, T_END] = kind
-    T[b, T_EXTRA] = -1  # the hand is over: no turn goes on (the observation's phase is "play")
-    T[b, T_PLACED_TURN] = 0
     w = -1
     award = 0
     blocked = kind == END_BLOCKED
@@ -434,8 +432,6 @@ def _after_placement(T, S, TS, SS, A, L, BONE, R, TT, CFG, ACC, b, seat, t, ends
     """After SET or PLAY: the play's score, going out (F13, F20), F23's extra play, FO3's turn
     that goes on while a tile fits (FO6: else it ends by itself, public evidence), else the
     next player."""
-    T[b, T_EXTRA] = -1
-    T[b, T_PLACED_TURN] = 1
     pts = _play_score(T, A, TT, CFG, b)
     if pts:
         _add_points(T, S, CFG, b, seat, pts)
@@ -449,6 +445,9 @@ def _after_placement(T, S, TS, SS, A, L, BONE, R, TT, CFG, ACC, b, seat, t, ends
             return
         _next_turn(T, SS, CFG, b, seat)
         return
+    # (a finished hand keeps the flags of its last turn: the observation's phase reads them)
+    T[b, T_EXTRA] = -1
+    T[b, T_PLACED_TURN] = 1
     if CFG[C_POD] and TT[t, TT_DOUBLE] and not was_extra:
         # F23: one more tile on the arms this double ends, or PASS: a decision even when no
         # tile of his fits there (then PASS is his only action)
@@ -662,7 +661,7 @@ def _blocked(T, SS, A, CFG, ACC, b):
     return held & _fits(A, CFG, ACC, b, _normal_arms(T, A, CFG, b)) == U0
 
 
-@njit(**KERNEL)
+@njit(**INLINE)
 def settle(T, S, TS, SS, A, L, BONE, R, MASK, LEGAL, TT, CFG, ACC, b):
     """After an action: a blocked hand ends at once (F13), a finished hand's successor is dealt
     (F18), and the mover's legal actions are listed."""
