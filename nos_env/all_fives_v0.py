@@ -111,9 +111,10 @@ def raw_env(**options):
     return _raw_env(GAME, **options)
 
 
-def vector_env(num_envs: int, **options):
-    """``num_envs`` tables of All Fives on the fast engine (``nos_env.family_vector``)."""
-    return _vector_env(num_envs, game=GAME, **options)
+def vector_env(num_envs: int, num_players: int | None = None, **options):
+    """``num_envs`` tables of All Fives on the fast engine (``nos_env.family_vector``); ``num_players``
+    may come second, as in ``nos_env.vector_env(8, 3, game="all_fives")``."""
+    return _vector_env(num_envs, game=GAME, num_players=num_players, **options)
 
 
 __all__ = ["GAME", "env", "raw_env", "vector_env"]

@@ -221,6 +221,13 @@ class BlindTables:
         return self.T[:, K.T_SKIPPED].astype(np.int64)
 
     @property
+    def winner(self) -> np.ndarray:
+        """int64 [B]: the winner of each table's game once it is over (-1: none yet, or a
+        blocked game with a shared lowest count, F15). After an autoreset step the table holds
+        its next game: read ``final_scores`` then."""
+        return self.T[:, K.T_WINNER].astype(np.int64)
+
+    @property
     def hand_number(self) -> np.ndarray:
         """int [B]: always 0 (Blind is one hand, BD8); as FamilyTables.hand_number."""
         return self.T[:, K.T_HAND_INDEX].copy()

@@ -68,16 +68,15 @@ def seed_and_reset(tables, rows, seeds) -> None:
 def table_winners(tables, rows: np.ndarray) -> np.ndarray:
     """The winning seat (-1: none, F15) of each finished table in ``rows``, before it is reset.
 
-    The tables keep the episode's winner in their ``T_WINNER`` column (the seat that reached the
-    target, or the single hand's winner; a team's seat stands for its team); read here, next to
-    the one other reader of the tables' state, so the vector API's "win" rewards need no rebuild
-    of the game in the reference engine. ``tests/test_family_vector.py`` checks them against
+    ``BlindTables.winner`` names it; ``FamilyTables`` keeps it in its ``T_WINNER`` column (the
+    seat that reached the target, or the single hand's winner; a team's seat stands for its
+    team), read here so the "win" rewards need no rebuild of the game in the reference engine. ``tests/test_family_vector.py`` checks them against
     the reference engine's ``winner``.
     """
     if getattr(tables.rules, "game", None) == BLIND:
-        from .games.blind.kernels import T_WINNER
-    else:
-        from .games.family.state import T_WINNER
+        return np.asarray(tables.winner[rows], np.int64)  # BlindTables names it
+    from .games.family.state import T_WINNER
+
     return np.asarray(tables.T[rows, T_WINNER], np.int64)
 
 
@@ -157,7 +156,8 @@ class FastBackend:
 
     @property
     def winner(self):
-        return self.game.winner
+        w = int(table_winners(self.tables, self._row)[0])
+        return None if w < 0 else w
 
     @property
     def scores(self) -> list[int]:

@@ -180,9 +180,10 @@ def raw_env(**options):
     return _raw_env(GAME, **options)
 
 
-def vector_env(num_envs: int, **options):
-    """``num_envs`` tables of {title} on the fast engine (``nos_env.family_vector``)."""
-    return _vector_env(num_envs, game=GAME, **options)
+def vector_env(num_envs: int, num_players: int | None = None, **options):
+    """``num_envs`` tables of {title} on the fast engine (``nos_env.family_vector``); ``num_players``
+    may come second, as in ``nos_env.vector_env(8, 3, game="{game}")``."""
+    return _vector_env(num_envs, game=GAME, num_players=num_players, **options)
 
 
 __all__ = ["GAME", "env", "raw_env", "vector_env"]
@@ -199,12 +200,29 @@ def module_path(game: str) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
+    import argparse
+
     from .family_env import FAMILY_GAMES
 
-    games = list(argv if argv else FAMILY_GAMES)
-    for game in games:
+    parser = argparse.ArgumentParser(prog="python -m nos_env.family_docs", description=__doc__.splitlines()[0])
+    parser.add_argument("games", nargs="*", metavar="GAME",
+                        help=f"the games whose module to write (default: every one of {', '.join(FAMILY_GAMES)})")
+    parser.add_argument("--check", action="store_true", help="write nothing; fail if a module differs")
+    args = parser.parse_args(argv)
+    unknown = sorted(set(args.games) - set(FAMILY_GAMES))
+    if unknown:
+        parser.error(f"unknown game(s) {', '.join(unknown)}; the family games are {', '.join(FAMILY_GAMES)}")
+    stale = []
+    for game in args.games or FAMILY_GAMES:
+        if args.check:
+            if module_path(game).read_text() != module_text(game):
+                stale.append(game)
+            continue
         module_path(game).write_text(module_text(game))
         print(f"wrote {module_path(game)}")
+    if stale:
+        print(f"stale: {', '.join(stale)} (run python -m nos_env.family_docs)")
+        return 1
     return 0
 
 

@@ -254,3 +254,17 @@ def test_buffers_and_streams_are_checked():
     with pytest.raises(ValueError, match="bool mask"):
         fast.reset_tables([0, 2])
     assert fast.check_rows(np.array([True, False])).tolist() == [0]
+
+
+def test_winner_without_autoreset_is_the_reference_winner():
+    fast = BlindTables("blind", 8, num_players=3, seed=40, threads=1)
+    rules = make_blind_rules(3)
+    ref = [BlindGame(rules, seed=40 + b, skip_decisionless=True) for b in range(8)]
+    rnd = random.Random(0)
+    while not all(g.done for g in ref):
+        actions = np.array([rnd.choice(g.legal_actions()) if not g.done else -1 for g in ref])
+        fast.step(actions, observe=False, autoreset=False, allow_idle=True)
+        for g, a in zip(ref, actions):
+            if a >= 0:
+                g.step(int(a))
+    assert fast.winner.tolist() == [-1 if g.winner is None else g.winner for g in ref]

@@ -407,3 +407,41 @@ def test_bad_records_are_refused():
     assert not g.done  # seed 3 has a decision, so an action id outside the space is refused as illegal
     with pytest.raises(ValueError, match="not legal"):
         BlindGame.from_record({**good, "actions": [-5]})
+
+
+def test_bd6_a_line_doubles_across_no_spinner():
+    # A sets [3-3]: both ends show 3 (BD4), both arms end in the double. B's [3-5] fits
+    # both (two actions, F6). On L0: ends 5 and 3, only L1 still ends in a double; the
+    # line never gets more than two ends (BD6: no spinner, unlike Cross).
+    rows = ["3-3 0-0 0-1 0-2 0-3", "3-5 1-1 0-4 0-5 0-6", "1-2 1-3 1-4 1-5 1-6", "2-2 2-3 2-4 2-5 2-6",
+            "3-4 3-6 4-4 4-5 4-6"]
+    g = game_of(rows, "5-5 5-6 6-6")
+    lay = enc.observation_layout(g.rules)
+    obs = g.observe(1)
+    assert g.open_ends == [3, 3] and g.to_move == 1
+    assert obs[slice(*lay["arm_double_end"][:2])].tolist() == [1, 1]
+    assert obs[slice(*lay["arm_exists"][:2])].tolist() == [1, 1]
+    assert g.legal_actions() == [play(g, "3-5", 0), play(g, "3-5", 1)]
+    g.step(play(g, "3-5", 0))
+    # B's [1-1] no fit (5/3) -> bottom; C [1-2] no; D [2-2] no; E [3-4] fits L1 only -> L1 4;
+    # E's [3-6] no fit (5/4) -> bottom; A [0-0] no; B [0-4] fits L1 only -> L1 0; B's [0-5]
+    # fits both (L0 5, L1 0) -> B decides
+    assert g.open_ends == [5, 0] and g.to_move == 1
+    assert g.legal_actions() == [play(g, "0-5", 0), play(g, "0-5", 1)]
+    obs = g.observe(1)
+    assert obs[slice(*lay["arm_double_end"][:2])].tolist() == [0, 0]
+    assert obs[slice(*lay["arm_count"][:2])].tolist() == [1, 2]
+
+
+def test_bd1_bd2_no_set_and_no_draw_action_is_ever_legal():
+    # Blind is passages 1, 2 and the Five Up passage (BD1): no boneyard to draw from, the set
+    # is whatever the starter turns up (BD4). Only PLAY ids (< 2N) and DECLINE are ever legal.
+    rnd = random.Random(2)
+    for seed in range(30):
+        rules = make_blind_rules(2 + seed % 4, optional_play=seed % 2 == 1)
+        g = BlindGame(rules, seed=seed, skip_decisionless=True)
+        while not g.done:
+            legal = g.legal_actions()
+            assert all(a < 2 * rules.num_tiles or a == enc.pass_index(rules) for a in legal)
+            assert (enc.pass_index(rules) in legal) == rules.optional_play
+            g.step(rnd.choice(legal))

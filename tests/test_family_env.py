@@ -228,10 +228,11 @@ def test_bad_seed_and_viewer_are_refused():
 
 
 # ----------------------------------------------------------------- seeding and dtypes
+@pytest.mark.parametrize("reward", ["relative", "win"])
 @pytest.mark.parametrize("game", FAMILY_GAMES)
-def test_both_backends_play_the_same_seeded_game(game):
-    envs = [nos_env.env(game=game, backend=b, num_players=2 if game != "fours" else 4, **single_hand(game))
-            for b in BACKENDS]
+def test_both_backends_play_the_same_seeded_game(game, reward):
+    envs = [nos_env.env(game=game, backend=b, num_players=2 if game != "fours" else 4, reward=reward,
+                        **single_hand(game)) for b in BACKENDS]
     for e in envs:
         e.reset(seed=21)
     rng = np.random.default_rng(0)
@@ -337,3 +338,21 @@ def test_the_family_pictures_in_the_docs_are_what_the_code_draws():
     for name, args in make_pictures.FAMILY_PICTURES.items():
         fresh = png_bytes(make_pictures.palette_picture(make_pictures.family_picture(*args)))
         assert (ROOT / "docs" / "pictures" / name).read_bytes() == fresh, "run python docs/make_pictures.py"
+
+
+def test_both_backends_pay_the_same_match_and_team_wins():
+    for game, options in (("draw", {"teams": True, "target_score": 30}), ("bergen", {"num_players": 3})):
+        finals = []
+        for backend in BACKENDS:
+            e = nos_env.env(game=game, backend=backend, reward="win", **options)
+            e.reset(seed=12)
+            rng = np.random.default_rng(3)
+            total = {a: 0.0 for a in e.possible_agents}
+            for agent in e.agent_iter():
+                obs, reward, term, trunc, _ = e.last()
+                total[agent] += reward
+                e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            finals.append([total[a] for a in e.possible_agents])
+        assert finals[0] == finals[1] and max(finals[0]) == 1.0
+        if game == "draw":  # partners win together (F20)
+            assert finals[0][0] == finals[0][2] and finals[0][1] == finals[0][3] == -finals[0][0]

@@ -110,3 +110,11 @@ def test_bad_input_is_refused_and_changes_nothing():
                           (dict(teams=3), "teams must be True or False")]:
         with pytest.raises(ValueError, match=match):
             nos_env.vector_env(2, **{"game": "draw", **kwargs})
+
+
+def test_every_entry_makes_the_vector_env():
+    from nos_env import bergen_v0
+
+    assert nos_env.vector_env(2, 3, game="draw").num_players == 3  # num_players second, as for Nos
+    assert bergen_v0.vector_env(2, 2).num_players == 2
+    assert bergen_v0.vector_env(2).rules.target_score == 15

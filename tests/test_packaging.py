@@ -112,6 +112,8 @@ COMMANDS = [
     ["-m", "nos_env.playthrough", "record"],
     ["-m", "nos_env.playthrough", "regenerate"],
     ["-m", "nos_env.playthrough", "check"],
+    ["-m", "nos_env.playthrough", "family"],
+    ["-m", "nos_env.family_docs"],
     ["-m", "nos_env.view"],
     ["-m", "agents.play"],
     ["docs/make_pictures.py"],  # without --help handling it would rewrite the docs' pictures

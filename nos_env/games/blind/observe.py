@@ -74,57 +74,63 @@ def _put_score_typed(obs, slot, k, value, scale, tail_at):
 @njit(**KERNEL)
 def encode(T, S, A, L, b, n, seat, obs, O, LOW, HIGH, scale):
     """blind_encoding.encode for one table into obs (zeroed here), float32 or compact uint8."""
+    # The offsets as locals: obs and O are both arrays, so numba must assume a write to obs
+    # may change O and would read O again after every write.
+    o_turned, o_on_table, o_placer, o_tile_arm = O[O_TURNED], O[O_ON_TABLE], O[O_PLACER], O[O_TILE_ARM]
+    o_unseen, o_row_seen, o_row_place = O[O_UNSEEN], O[O_ROW_SEEN], O[O_ROW_PLACE]
+    o_present, o_to_move, o_hsize, o_unseen_count = O[O_PRESENT], O[O_TO_MOVE], O[O_HSIZE], O[O_UNSEEN_COUNT]
+    o_score, tail_at, m1 = O[O_SCORE], O[O_TAIL_AT], O[O_M1]
     for i in range(obs.shape[0]):
         obs[i] = 0
     nt = LOW.shape[0]
-    m1 = O[O_M1]
     obs[O[O_NUM_PLAYERS] + n - 2] = 1
-    done = T[b, T_DONE]
-    if not done:
+    if not T[b, T_DONE]:
         obs[O[O_PHASE] + (3 if T[b, T_PLAYED] else 1)] = 1
     turned = T[b, T_TURNED]
     if turned >= 0:
-        obs[O[O_TURNED] + turned] = 1
+        obs[o_turned + turned] = 1
     for t in range(nt):
         placer = L[b, t, L_PLACER]
         if placer >= 0:
-            obs[O[O_ON_TABLE] + t] = 1
-            obs[O[O_PLACER] + t * MAX_SEATS + _rel(placer, seat, n)] = 1
-            obs[O[O_TILE_ARM] + t * 3 + L[b, t, L_ARM]] = 1
+            obs[o_on_table + t] = 1
+            obs[o_placer + t * MAX_SEATS + _rel(placer, seat, n)] = 1
+            obs[o_tile_arm + t * 3 + L[b, t, L_ARM]] = 1
         if not L[b, t, L_SEEN]:
-            obs[O[O_UNSEEN] + t] = 1
+            obs[o_unseen + t] = 1
     st = T[b, T_SET_TILE]
     if st >= 0:
         obs[O[O_SET_TILE] + st] = 1
+        o_exists, o_open, o_count = O[O_ARM_EXISTS], O[O_ARM_OPEN], O[O_ARM_COUNT]
+        o_playable, o_double = O[O_ARM_PLAYABLE], O[O_ARM_DOUBLE_END]
         for arm in range(2):
             e = A[b, arm, A_OPEN]
-            obs[O[O_ARM_EXISTS] + arm] = 1
-            obs[O[O_ARM_OPEN] + arm * m1 + e] = 1
-            obs[O[O_ARM_COUNT] + arm] = A[b, arm, A_COUNT]
+            obs[o_exists + arm] = 1
+            obs[o_open + arm * m1 + e] = 1
+            obs[o_count + arm] = A[b, arm, A_COUNT]
             if turned >= 0 and (LOW[turned] == e or HIGH[turned] == e):
-                obs[O[O_ARM_PLAYABLE] + arm] = 1
+                obs[o_playable + arm] = 1
             last = A[b, arm, A_LAST]
             if LOW[last] == HIGH[last]:
-                obs[O[O_ARM_DOUBLE_END] + arm] = 1
+                obs[o_double + arm] = 1
     k = T[b, T_BONE_TOP] // n
     to_move = T[b, T_TO_MOVE]
     for s in range(n):
         r = _rel(s, seat, n)
-        obs[O[O_PRESENT] + r] = 1
+        obs[o_present + r] = 1
         if to_move == s:
-            obs[O[O_TO_MOVE] + r] = 1
+            obs[o_to_move + r] = 1
         head, length = S[b, s, S_HEAD], S[b, s, S_LEN]
-        obs[O[O_HSIZE] + r] = length
+        obs[o_hsize + r] = length
         unseen = 0
         for i in range(length):
             at = head + i
             at = at - k if at >= k else at
             t = S[b, s, S_ROW + at]
             if L[b, t, L_SEEN]:  # an unseen tile's identity is never read
-                obs[O[O_ROW_SEEN] + r * nt + t] = 1
-                obs[O[O_ROW_PLACE] + r * nt + t] = i + 1
+                obs[o_row_seen + r * nt + t] = 1
+                obs[o_row_place + r * nt + t] = i + 1
             else:
                 unseen += 1
-        obs[O[O_UNSEEN_COUNT] + r] = unseen
-        _put_score(obs, O[O_SCORE] + r, r, S[b, s, S_CHIPS], scale, O[O_TAIL_AT])
+        obs[o_unseen_count + r] = unseen
+        _put_score(obs, o_score + r, r, S[b, s, S_CHIPS], scale, tail_at)
     obs[O[O_SET_ASIDE]] = T[b, T_BONE_END] - T[b, T_BONE_TOP]
