@@ -213,8 +213,7 @@ def _check_dtype(dtype) -> str:
 def phase_of(hand) -> int:
     """The observation's phase, from the hand's flags: 0 opening (SET pending), 3 continuing
     (an F23 extra play pending, or in Fours a tile placed this turn, FO3), 2 drawn (has drawn
-    this turn), else 1 play. A finished hand has no extra play and no Fours turn going on; the
-    drawn flag of its last turn stays."""
+    this turn), else 1 play. A finished hand keeps the flags of its last turn."""
     from .engine import OPENING
     if hand.phase == OPENING:
         return 0

@@ -197,8 +197,6 @@ class Hand:
     def _after_placement(self, seat: int, t: int, was_extra: bool) -> None:
         """After SET or PLAY: play scores, going out (F13, F20), then who moves (F23, FO3)."""
         rules = self.rules
-        self.extra_double = None
-        self.placed = True  # (the observation's phase reads it in Fours: the turn goes on)
         self.play_score(seat)
         if self.over:  # the match target was reached by the play score (F18)
             return
@@ -207,6 +205,9 @@ class Hand:
                 return
             self._next_turn(seat)
             return
+        # (a finished hand keeps the flags of its last turn: the observation's phase reads them)
+        self.extra_double = None
+        self.placed = True
         if rules.play_on_double and self.layout.is_double(t) and not was_extra:
             self.extra_double = t  # F23: one more tile on this double, a decision
             self.phase = CONTINUING
@@ -276,9 +277,6 @@ class Hand:
 
     def _end_hand(self, out_side: int | None) -> None:
         self.over = True
-        # no turn goes on: the observation's phase is "play" (or "drawn" if the last mover drew)
-        self.extra_double = None
-        self.placed = False
         scoring.end_of_hand(self, out_side)
 
 
