@@ -58,15 +58,46 @@ def tables_of(env) -> FastTables:
     return tables
 
 
+def family_tables_of(env):
+    """A family environment's position on a one-table FamilyTables (BlindTables for Blind):
+    the environment's own table on the fast backend; on the reference backend the game replayed
+    from its record (same seed and actions: the same game, family contract)."""
+    raw = env.unwrapped
+    tables = getattr(raw.backend, "tables", None)
+    if tables is not None:
+        return tables
+    from .family.games import table_options, tables_class
+
+    record = raw.backend.game.record()
+    tables = tables_class(raw.game)(raw.game, 1, raw.num_players, seed=int(record["seed"]),
+                                    observation_dtype="float32", **table_options(raw.rules))
+    for a in record["actions"]:
+        tables.step(np.array([int(a)], np.int64), observe=False, autoreset=False)
+    return tables
+
+
 class AECPlayer:
     """Wraps an agent (a name such as ``"search"``, ``"model:PATH"``, or an Agent) as an AEC policy:
-    ``player(env)`` returns the action of the agent to move."""
+    ``player(env)`` returns the action of the agent to move. For a family game's environment
+    give the game and its rules: ``AECPlayer("greedy", game="draw", rules=env.unwrapped.rules)``."""
 
     def __init__(self, agent: str | Agent, seed: int | None = 0, **kwargs):
         self.agent = make_agent(agent, seed=seed, **kwargs) if isinstance(agent, str) else agent
 
     def __call__(self, env) -> int:
         raw = env.unwrapped
+        if isinstance(getattr(raw, "game", None), str):  # a family game's environment (nos_env.family_env)
+            agent_id = env.agent_selection
+            view = env.observe(agent_id)
+            mask = np.asarray(view["action_mask"], np.int8)[None, :]
+            if not mask.any():
+                raise ValueError(f"{agent_id} has no legal action: the episode is over or it is not to move")
+            obs = np.asarray(view["observation"])[None, :]
+            context = None
+            if getattr(self.agent, "name", "") == "search":  # only Search reads its table
+                context = BatchContext(family_tables_of(env), np.array([0]),
+                                       np.array([raw.agent_name_mapping[agent_id]]))
+            return int(self.agent.act_batch(obs, mask, context)[0])
         agent_id = env.agent_selection
         seat = raw.agent_name_mapping[agent_id]
         view = env.observe(agent_id)

@@ -100,3 +100,27 @@ def test_search_plays_legal_moves_and_leaves_the_table_alone():
     for name, value in before.items():
         np.testing.assert_array_equal(value, np.asarray(after[name]), err_msg=name)
     assert agent.last_search["rollouts"] == 4  # 16 rollouts over 4 candidates (2 tiles x 2 arms)
+
+
+def test_aec_players_play_a_family_game_alike_on_both_backends():
+    # Search reads the environment's own table on the fast backend and a table replayed from
+    # the game's record on the reference backend: the same game either way.
+    import nos_env
+    from agents import AECPlayer
+
+    played = []
+    for backend in ("fast", "reference"):
+        env = nos_env.env("draw", num_players=3, backend=backend, target_score=None)
+        rules = env.unwrapped.rules
+        names = ["search", "greedy", "random"]
+        players = {a: AECPlayer(name, seed=i, game="draw", rules=rules, **({"rollouts": 8} if name == "search" else {}))
+                   for i, (a, name) in enumerate(zip(env.possible_agents, names))}
+        env.reset(seed=3)
+        actions = []
+        for agent in env.agent_iter():
+            _, _, termination, truncation, _ = env.last()
+            action = None if termination or truncation else players[agent](env)
+            actions.append(action)
+            env.step(action)
+        played.append(actions)
+    assert played[0] == played[1] and len(played[0]) > 10

@@ -32,8 +32,6 @@ class FamilySampler:
         obs = np.asarray(obs, np.float32)[None, :]
         self.own = view.slice(obs, "hand")[0] > 0
         self.on_table = view.slice(obs, "on_table")[0] > 0
-        # placed[o, t]: the seat at offset o placed tile t (public: ``placer``), for the dealt tiles
-        self.placed = (view.slice(obs, "placer")[0] > 0).T.copy()  # [S, N]
         self.unseen = np.flatnonzero(~self.own & ~self.on_table)
         present = view.slice(obs, "seat_present")[0] > 0
         sizes = np.rint(view.slice(obs, "seat_hand_size")[0]).astype(np.int64)

@@ -10,8 +10,8 @@ named by the ``BatchContext``):
    every candidate (common random numbers).
 2. **Scratch tables.** A ``FamilyTables`` of the same game and options holds ``K * C`` rows:
    each is the real table's snapshot (``clone_table``) with every hidden tile replaced by its
-   sample (``set_hidden``; the observer's own hand and the public layout, turn, scores and
-   evidence are kept), then given a fresh random stream.
+   sample (``FamilyTables.set_hidden``: the other hands and the undrawn boneyard; the
+   observer's own hand and the public layout, turn, scores and evidence are kept).
 3. **Rollouts.** Each row takes its candidate, then every seat plays
    :class:`agents.family.greedy.FamilyGreedyAgent` until the hand ends.
 4. **Value.** The acting seat's points in the rest of the hand minus the mean of the other
@@ -119,8 +119,7 @@ class FamilySearchAgent(Agent):
         tables = self._tables(rows)
         hands, boneyard = sampler.sample(self.rng, k)
         sample_of_row = np.repeat(np.arange(k), C)
-        determinize(tables, snapshot, hands[sample_of_row], boneyard[sample_of_row], seat, sampler.placed,
-                    self.rng.integers(0, 2**63, rows, dtype=np.int64))
+        determinize(tables, snapshot, hands[sample_of_row], boneyard[sample_of_row], seat)
         n = self.rules.num_players
         gained = np.zeros((rows, n), np.int64)
         done = np.zeros(rows, bool)
@@ -142,45 +141,14 @@ class FamilySearchAgent(Agent):
         return (gained[:, seat] - others).reshape(k, C)
 
 
-def determinize(tables, snapshot, hands: np.ndarray, boneyard: np.ndarray, seat: int, placed: np.ndarray,
-                states: np.ndarray) -> None:
-    """Every row of ``tables``: ``snapshot`` (a ``clone_table``) with the hidden tiles replaced
-    (F24): row r's other seats hold ``hands[r]`` (bool [S, N] by seat offset from ``seat``;
-    offset 0, the observer's own hand, is left as it is), their dealt tiles are those plus the
-    tiles they placed (``placed`` bool [S, N] by offset, public), the undrawn boneyard is
-    ``boneyard[r]`` (top first), the boneyard's drawn slots are cleared, and the random stream
-    is ``states[r]``. The masks need no recomputing: the seat to move is the observer, whose
-    hand is unchanged, and every later mask is computed by the kernels from the new hands."""
+def determinize(tables, snapshot, hands: np.ndarray, boneyard: np.ndarray, seat: int) -> None:
+    """Every row r of ``tables``: ``snapshot`` (a ``clone_table``) with the hidden tiles replaced
+    by ``FamilyTables.set_hidden`` (F24): the seats hold ``hands[r]`` (bool [S, N] by seat offset
+    from ``seat``; offset 0, the observer's own hand, is its real hand) and the undrawn boneyard
+    is ``boneyard[r]`` (top first). The random stream needs no replacing: within a hand nothing
+    draws from it after the deal (family contract), and rollouts end with the hand."""
     n = tables.num_players
-    bits = np.uint64(1) << np.arange(hands.shape[2], dtype=np.uint64)
-    offsets = list(range(1, n))
-    held = (hands[:, offsets].astype(np.uint64) * bits).sum(axis=2, dtype=np.uint64)  # [rows, n-1]
-    dealt = held | (placed[offsets].astype(np.uint64) * bits).sum(axis=1, dtype=np.uint64)[None, :]
-    seats = [(seat + o) % n for o in offsets]
-    if hasattr(tables, "set_hidden"):  # the engine's own accessor, when it has one
-        tables.restore_all(snapshot)
-        tables.set_hidden(seats, held.astype(np.int64), dealt.astype(np.int64), boneyard)
-        tables.set_random_state(np.asarray(states).astype(np.uint64))
-        return
-    _write_hidden(tables, snapshot, seats, held, dealt, boneyard, states)
-
-
-def _write_hidden(tables, snapshot, seats, held, dealt, boneyard, states) -> None:
-    """``determinize`` on FamilyTables without ``set_hidden`` (asked of its owner: see
-    /work/main/.wt/brief/notes-fagents.md): the snapshot's arrays are restored, then the hidden
-    parts written by the state schema's names. It writes only what is hidden from the
-    observer: the other seats' hands and dealt sets, the boneyard, the random stream."""
-    from nos_env.games.family import state as ST
-
-    B = tables.num_tables
-    for r in range(B):
+    for r in range(tables.num_tables):
         tables.restore_table(r, snapshot)
-    top, end = int(snapshot["T"][ST.T_BONE_TOP]), int(snapshot["T"][ST.T_BONE_END])
-    if boneyard.shape != (B, end - top):
-        raise ValueError(f"boneyard must be [{B}, {end - top}] (the undrawn tiles), got {boneyard.shape}")
-    for i, s in enumerate(seats):
-        tables.SSET[:, s, ST.S_HAND, 0] = held[:, i]
-        tables.SSET[:, s, ST.S_DEALT, 0] = dealt[:, i]
-    tables.BONE[:, :top] = 0  # the drawn slots: which tiles were drawn is not the observer's to know
-    tables.BONE[:, top:end] = boneyard
-    tables.R[:] = np.asarray(states).astype(np.uint64)
+        by_seat = [np.flatnonzero(hands[r, (s - seat) % n]).tolist() for s in range(n)]
+        tables.set_hidden(r, by_seat, boneyard[r].tolist())

@@ -80,8 +80,13 @@ class FamilyView:
         return obs[:, start:stop].reshape((obs.shape[0],) + tuple(shape))
 
     def check(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """The batch as float32 [B, D], checked against this game's sizes."""
+        """The batch as float32 [B, D], checked against this game's sizes (compact uint8 rows, the
+        vector API's default, are decoded with the default ``score_scale``)."""
         obs = np.asarray(obs)
+        if obs.dtype == np.uint8:
+            from nos_env.family_backends import encoding_module
+
+            obs = encoding_module(self.game).decode_compact(obs, self.rules)
         if obs.ndim != 2 or obs.shape[1] != self.observation_size:
             raise ValueError(f"{self.game} observations must be float32 [B, {self.observation_size}], "
                              f"got {obs.dtype} {obs.shape}")
