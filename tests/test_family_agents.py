@@ -155,3 +155,15 @@ def test_family_agent_names_are_checked():
     with pytest.raises(ValueError, match="unknown game 'drw'"):
         make_agent("greedy", game="drw")
     assert isinstance(make_agent("greedy", game="block"), FamilyGreedyAgent)
+
+
+def test_the_view_numbers_tiles_as_the_engines_do():
+    # Agents build the tile order themselves (they may not import the kernel library): it must be
+    # the rules' own order for both sets, or every tile feature an agent reads is misplaced.
+    from agents.family.view import set_tiles
+    from nos_env.family.rules import make_rules
+
+    for game in ("draw", "double_nine_cross"):
+        rules = make_rules(game)
+        assert set_tiles(rules.max_pip) == tuple(rules.tiles)
+    assert len(set_tiles(6)) == 28 and len(set_tiles(9)) == 55

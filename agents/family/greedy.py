@@ -51,9 +51,7 @@ def play_score(game: str, E_or_ends, *, bergen_double=None) -> np.ndarray:
 
 def matador_mask(view) -> np.ndarray:
     """bool [N]: Matador's wild tiles (MATADOR_TILES) in this tile set."""
-    from nos_env.kernels.tilesets import tile_set
-
-    index = tile_set(view.M).index
+    index = view.index
     out = np.zeros(view.N, bool)
     out[[index[m] for m in MATADOR_TILES if m in index]] = True
     return out

@@ -21,10 +21,15 @@ from functools import cache
 
 import numpy as np
 
-from nos_env.kernels.tilesets import tile_set
-
 PLAY, SET, DRAW, PASS = 0, 1, 2, 3
 KIND_NAMES = ("play", "set", "draw", "pass")
+
+
+@cache
+def set_tiles(max_pip: int) -> tuple[tuple[int, int], ...]:
+    """The tiles (a, b), a <= b, of the double-``max_pip`` set in the engines' index order (low-major:
+    0-0, 0-1, ..., 0-m, 1-1, ...; family.md "Tiles and sets"). Agents do not import the kernel library."""
+    return tuple((a, b) for a in range(max_pip + 1) for b in range(a, max_pip + 1))
 
 
 class FamilyView:
@@ -44,10 +49,15 @@ class FamilyView:
         self.layout = encoding.observation_layout(rules)
         self.S = int(self.layout["seat_present"][2][0])  # the game's largest player count
         self.observation_size = max(stop for _, stop, _ in self.layout.values())
-        tiles = tile_set(self.M)
-        if tiles.num_tiles != self.N:
-            raise ValueError(f"rules of {self.game!r} have {self.N} tiles, the double-{self.M} set {tiles.num_tiles}")
-        self.LOW, self.HIGH, self.PIPS, self.IS_DOUBLE = tiles.LOW, tiles.HIGH, tiles.PIPS, tiles.IS_DOUBLE
+        self.tiles = set_tiles(self.M)
+        if len(self.tiles) != self.N:
+            raise ValueError(f"rules of {self.game!r} have {self.N} tiles, the double-{self.M} set {len(self.tiles)}")
+        self.index = {t: i for i, t in enumerate(self.tiles)}
+        pairs = np.array(self.tiles, np.int64).reshape(-1, 2)
+        for name, values in (("LOW", pairs[:, 0]), ("HIGH", pairs[:, 1]), ("PIPS", pairs.sum(1)),
+                             ("IS_DOUBLE", pairs[:, 0] == pairs[:, 1])):
+            values.flags.writeable = False
+            setattr(self, name, values)
         sides = 2 if self.seven else 1
         self.P = self.N * self.A * sides
         self.num_actions = self.P + self.N + 2
