@@ -19,6 +19,7 @@ both pay exactly the same.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 REWARDS = ("relative", "points", "win")
 
@@ -38,10 +39,27 @@ def sides(num_players: int, teams: bool) -> np.ndarray:
 
 def relative(points: np.ndarray) -> np.ndarray:
     """[..., n] points -> [..., n] float32: each seat's points minus the others' mean."""
-    points = np.asarray(points, np.float64)
-    n = points.shape[-1]
-    others = (points.sum(axis=-1, keepdims=True) - points) / (n - 1)
-    return (points - others).astype(np.float32)
+    points = np.asarray(points)
+    if points.ndim == 1:
+        return _relative_rows(points.reshape(1, -1).astype(np.int64))[0]
+    return _relative_rows(points.reshape(-1, points.shape[-1]).astype(np.int64)).reshape(points.shape)
+
+
+@njit(cache=True)
+def _relative_rows(points):
+    # One compiled loop (a step's numpy expression took 120 us at B=4096, a sixth of the step);
+    # float64 arithmetic rounded once to float32, the same floats for one row (AEC) or a batch.
+    rows, n = points.shape
+    out = np.zeros((rows, n), np.float32)
+    for r in range(rows):
+        total = 0
+        for i in range(n):
+            total += points[r, i]
+        for i in range(n):
+            p = float(points[r, i])
+            others = (float(total) - p) / (n - 1)
+            out[r, i] = np.float32(p - others)
+    return out
 
 
 def win(winners: np.ndarray, side_of: np.ndarray) -> np.ndarray:
