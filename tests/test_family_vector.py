@@ -118,3 +118,16 @@ def test_every_entry_makes_the_vector_env():
     assert nos_env.vector_env(2, 3, game="draw").num_players == 3  # num_players second, as for Nos
     assert bergen_v0.vector_env(2, 2).num_players == 2
     assert bergen_v0.vector_env(2).rules.target_score == 15
+
+
+def test_relative_rewards_are_points_minus_the_others_mean_in_one_row_or_a_batch():
+    # The compiled loop against the formula written out here: seat i gets p_i - (sum - p_i)/(n - 1).
+    from nos_env.family_rewards import relative
+
+    assert np.array_equal(relative(np.array([10, 0, 0, 2])), np.array([10 - 2 / 3, -4.0, -4.0, 2 - 10 / 3], np.float32))
+    rng = np.random.default_rng(5)
+    for n in (2, 3, 4, 5, 8):
+        points = rng.integers(0, 40, (300, n)) * (rng.random((300, 1)) < 0.3)
+        expected = (points - (points.sum(1, keepdims=True) - points) / (n - 1)).astype(np.float32)
+        assert np.array_equal(relative(points), expected)
+        assert np.array_equal(relative(points[7]), expected[7])
