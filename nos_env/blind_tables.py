@@ -25,6 +25,7 @@ from .games.blind.observe import offsets
 from .options import check_seed, is_integer
 from .rng import seed_state
 from .threads import ThreadChoice, resolve
+from .tables_base import TablesBase
 
 __all__ = ["BlindTables"]
 
@@ -35,7 +36,7 @@ def _start_loaded(T, S, A, L, MASK, LEGAL, b, n, starter, optional, LOW, HIGH):
     K.compute_mask(T, A, MASK, LEGAL, b, optional, LOW, HIGH)
 
 
-class BlindTables:
+class BlindTables(TablesBase):
     IDLE = K.IDLE
 
     def __init__(self, game: str = "blind", num_tables: int = 1, num_players: int | None = None,
@@ -186,25 +187,8 @@ class BlindTables:
                         self._O, self.LOW, self.HIGH, self.score_scale)
         return out
 
-    def sample_legal(self, state: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        """A uniformly random legal action per table from the caller's uint64 streams [B]."""
-        B = self.num_tables
-        if not isinstance(state, np.ndarray) or state.dtype != np.uint64 or state.shape != (B,):
-            raise ValueError(f"state must be a uint64 array of shape ({B},)")
-        if out is None:
-            out = np.empty(B, np.int64)
-        elif not isinstance(out, np.ndarray) or out.dtype != np.int64 or out.shape != (B,):
-            raise ValueError(f"out must be an int64 array of shape ({B},)")
-        self._threads.run("sample", K.sample_legal_serial, K.sample_legal, self.T, self.LEGAL, state, out)
-        return out
 
     # ------------------------------------------------------------ inspection
-    @property
-    def masks(self) -> np.ndarray:
-        """int8 [B, num_actions], read-only, valid until the tables change."""
-        view = self.MASK.view()
-        view.flags.writeable = False
-        return view
 
     @property
     def current_player(self) -> np.ndarray:

@@ -24,6 +24,7 @@ from .kernels.tilesets import tile_set
 from .options import check_seed, is_integer
 from .rng import SplitMix64, seed_state
 from .threads import ThreadChoice, resolve
+from .tables_base import TablesBase
 
 __all__ = ["FamilyTables", "settings", "tile_tables"]
 
@@ -108,7 +109,7 @@ def tile_tables(max_pip: int) -> tuple[np.ndarray, np.ndarray]:
     return TT, ACC
 
 
-class FamilyTables:
+class FamilyTables(TablesBase):
     """B tables of one family game (``game``, ``num_players`` and the page's options, as
     ``nos_env.family.rules.make_rules`` takes them)."""
 
@@ -260,25 +261,8 @@ class FamilyTables:
                           self.A, self.L, self.TT, self.CFG, rows, seats, obs, self._compact, self.score_scale)
         return obs
 
-    def sample_legal(self, state: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        """A uniformly random legal action per table from the caller's streams (uint64 [B])."""
-        B = self.num_tables
-        if not isinstance(state, np.ndarray) or state.dtype != np.uint64 or state.shape != (B,):
-            raise ValueError(f"state must be a uint64 array of shape ({B},)")
-        if out is None:
-            out = np.empty(B, np.int64)
-        elif not isinstance(out, np.ndarray) or out.dtype != np.int64 or out.shape != (B,):
-            raise ValueError(f"out must be an int64 array of shape ({B},)")
-        self._threads.run("sample", K.sample_legal_serial, K.sample_legal, self.T, self.LEGAL, state, out)
-        return out
 
     # ------------------------------------------------------------------ reading
-    @property
-    def masks(self) -> np.ndarray:
-        """int8 [B, num_actions]: the legal actions of the seat to move (a read-only view)."""
-        view = self.MASK.view()
-        view.flags.writeable = False
-        return view
 
     @property
     def current_player(self) -> np.ndarray:

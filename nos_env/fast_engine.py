@@ -32,13 +32,14 @@ from .options import (CHIP_GUARD, Options, TableOptions, check_chips, check_chip
                       is_integer)
 from .rng import seed_state
 from .threads import PARALLEL_FROM, ThreadChoice, resolve
+from .tables_base import TablesBase
 from .tiles import ALL_TILES, TILE_INDEX
 
 ARRAYS = SCHEMA.array_names  # ("T", "S", "A", "L", "BONE", "R", "MASK", "LEGAL", "H", "PEN")
 __all__ = ["ARRAYS", "PARALLEL_FROM", "EpisodeStats", "FastTables", "accepted_after_plays", "tactics_rows"]
 
 
-class FastTables:
+class FastTables(TablesBase):
     def __init__(
         self,
         num_envs: int,
@@ -261,20 +262,6 @@ class FastTables:
                              f"(observation_dtype={dtype.name!r}) or None")
         return given
 
-    def sample_legal(self, state: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        """A uniformly random legal action per table (``FastTables.IDLE`` for a finished table
-        waiting without autoreset), drawn from ``state``: the caller's own SplitMix64 streams,
-        uint64 [B], advanced in place (``rng.seed_state(s)`` seeds one). Returns ``out`` (int64 [B])."""
-        B = self.num_envs
-        if not isinstance(state, np.ndarray) or state.dtype != np.uint64 or state.shape != (B,):
-            raise ValueError(f"state must be a uint64 array of shape ({B},), got "
-                             f"{getattr(state, 'dtype', type(state).__name__)} {getattr(state, 'shape', '')}")
-        if out is None:
-            out = np.empty(B, np.int64)
-        elif not isinstance(out, np.ndarray) or out.dtype != np.int64 or out.shape != (B,):
-            raise ValueError(f"out must be an int64 array of shape ({B},)")
-        self._threads.run("sample", K.sample_legal_serial, K.sample_legal, self.T, self.LEGAL, state, out)
-        return out
 
     @property
     def thread_stats(self) -> dict[int, int]:
@@ -426,14 +413,6 @@ class FastTables:
                              f"0..{self.num_envs - 1} or a bool mask of shape ({self.num_envs},); got {rows!r}")
         return arr.astype(np.int64)
 
-    @property
-    def masks(self) -> np.ndarray:
-        """The legal actions of each table's seat to move, int8 [B, NUM_ACTIONS], as a read-only
-        view: valid until the tables change (copy what you keep). All zeros for a finished table
-        waiting without autoreset."""
-        view = self.MASK.view()
-        view.flags.writeable = False
-        return view
 
     @property
     def phase(self) -> np.ndarray:

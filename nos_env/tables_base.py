@@ -1,0 +1,40 @@
+"""What every owner of B tables (``FastTables``, ``FamilyTables``, ``BlindTables``) does the same way.
+
+The kernel library gives every game the same legal-action list (``LEGAL``, ``T_NLEGAL`` long)
+and mask (``MASK``), so sampling a legal action and reading the masks are written once here.
+A subclass has ``T``, ``LEGAL``, ``MASK`` (its state arrays) and ``_threads`` (its
+``ThreadChoice``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .kernels.core import sample_legal as _sample_parallel
+from .kernels.core import sample_legal_serial as _sample_serial
+
+
+class TablesBase:
+    def sample_legal(self, state: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """A uniformly random legal action per table (``IDLE`` for a finished table waiting
+        without autoreset), drawn from ``state``: the caller's own SplitMix64 streams, uint64 [B],
+        advanced in place (``rng.seed_state(s)`` seeds one). Returns ``out`` (int64 [B])."""
+        B = len(self.T)
+        if not isinstance(state, np.ndarray) or state.dtype != np.uint64 or state.shape != (B,):
+            raise ValueError(f"state must be a uint64 array of shape ({B},), got "
+                             f"{getattr(state, 'dtype', type(state).__name__)} {getattr(state, 'shape', '')}")
+        if out is None:
+            out = np.empty(B, np.int64)
+        elif not isinstance(out, np.ndarray) or out.dtype != np.int64 or out.shape != (B,):
+            raise ValueError(f"out must be an int64 array of shape ({B},)")
+        self._threads.run("sample", _sample_serial, _sample_parallel, self.T, self.LEGAL, state, out)
+        return out
+
+    @property
+    def masks(self) -> np.ndarray:
+        """The legal actions of each table's seat to move, int8 [B, num_actions], as a read-only
+        view: valid until the tables change (copy what you keep). All zeros for a finished table
+        waiting without autoreset."""
+        view = self.MASK.view()
+        view.flags.writeable = False
+        return view
