@@ -160,7 +160,7 @@ from .encoding import (
 )
 from .engine import Hand
 from .backends import BACKENDS
-from .options import TableOptions, check_bool, check_chips, check_scale, check_seat, check_seed, is_integer
+from .options import TableOptions, check_action_index, check_bool, check_chips, check_scale, check_seat, check_seed
 from .render import DEFAULT_VIEWER, OMNISCIENT, check_viewer, render_text
 
 RESET_OPTIONS = ("deal", "on_set", "chips")
@@ -350,14 +350,8 @@ class raw_env(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        # An action is an index: 28.5, "28" and True are refused, never converted.
-        if not (is_integer(action) or (isinstance(action, np.ndarray) and action.shape == ()
-                                       and np.issubdtype(action.dtype, np.integer))) \
-                or not 0 <= int(action) < NUM_ACTIONS:
-            raise ValueError(f"action must be an action index: an integer 0..{NUM_ACTIONS - 1} (int or numpy "
-                             f"integer; None only for an agent that is done), got {action!r} "
-                             f"({type(action).__name__}) for {agent}")
-        paid = self.backend.step(int(action))  # IllegalActionError (D16) leaves everything unchanged
+        action = check_action_index(action, NUM_ACTIONS, agent)
+        paid = self.backend.step(action)  # IllegalActionError (D16) leaves everything unchanged
         if self.backend.done:
             self.terminations = {a: True for a in self.agents}
         self._cumulative_rewards[agent] = 0.0

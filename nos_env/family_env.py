@@ -44,7 +44,7 @@ from pettingzoo.utils import wrappers
 
 from .family_backends import BACKENDS, encoding_module, rules_for
 from .family_rewards import check_reward, sides, step_rewards
-from .options import check_scale, check_seed, is_integer
+from .options import check_action_index, check_scale, check_seed
 from .rng import SplitMix64
 from .render import DEFAULT_VIEWER, OMNISCIENT, check_viewer
 
@@ -196,13 +196,8 @@ class raw_env(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        if not (is_integer(action) or (isinstance(action, np.ndarray) and action.shape == ()
-                                       and np.issubdtype(action.dtype, np.integer))) \
-                or not 0 <= int(action) < self.num_actions:
-            raise ValueError(f"action must be an action index: an integer 0..{self.num_actions - 1} (int or numpy "
-                             f"integer; None only for an agent that is done), got {action!r} "
-                             f"({type(action).__name__}) for {agent}")
-        points = self.backend.step(int(action))  # an illegal action: ValueError, nothing changed
+        action = check_action_index(action, self.num_actions, agent)
+        points = self.backend.step(action)  # an illegal action: ValueError, nothing changed
         if any(self._carried):
             points = [p + c for p, c in zip(points, self._carried)]
         self._carried = [0] * self.num_players

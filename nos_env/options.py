@@ -52,6 +52,18 @@ def is_integer(value: object) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
+def check_action_index(action: object, num_actions: int, agent: str) -> int:
+    """An AEC environment's action as an int, or a ValueError naming the allowed range. An action
+    is an index: 28.5, "28" and True are refused, never converted (numpy 0-d integer arrays pass)."""
+    if not (is_integer(action) or (isinstance(action, np.ndarray) and action.shape == ()
+                                   and np.issubdtype(action.dtype, np.integer))) \
+            or not 0 <= int(action) < num_actions:
+        raise ValueError(f"action must be an action index: an integer 0..{num_actions - 1} (int or numpy "
+                         f"integer; None only for an agent that is done), got {action!r} "
+                         f"({type(action).__name__}) for {agent}")
+    return int(action)
+
+
 def _shown(value: object) -> str:
     return f"{value!r} ({type(value).__name__})"
 
