@@ -83,6 +83,8 @@ def status_line(view: TableView) -> str:
     if view.done:
         who = "no winner" if view.winner is None else f"winner: {_winner_text(view.winner)}"
         state = f"over ({who})"
+    elif view.to_move is None:  # a match's hand that has ended, the next not yet shown
+        state = "hand over"
     else:
         state = f"seat {view.to_move} to move"
     target = "single hand" if view.target is None else f"match to {view.target}"
@@ -203,6 +205,21 @@ def table_view(game_obj, game: str) -> TableView:
         else hand.to_move, arms=arms, scores=[int(s) for s in game_obj.scores], target=rules.target_score,
         to_move=None if game_obj.done else int(game_obj.to_move), hand_number=int(game_obj.hand_number),
         done=bool(game_obj.done), winner=game_obj.winner, teams=bool(rules.teams), last_actions=last, notes=notes)
+
+
+def finished_hand_view(game_obj, game: str) -> TableView:
+    """The view of a match's last finished hand (``FamilyGame.finished_hands[-1]``) as it ended:
+    its table and the scores after it, nobody to move. The engine deals the next hand in the step
+    that ends one (contract, engines 6), so without this the end of a hand is never seen."""
+    from types import SimpleNamespace
+
+    hand = game_obj.finished_hands[-1]
+    ended = SimpleNamespace(rules=game_obj.rules, hand=hand, scores=game_obj.scores, done=False, to_move=0,
+                            hand_number=hand.number, winner=None)
+    view = table_view(ended, game)
+    view.to_move = None
+    view.notes = [f"hand {hand.number + 1} is over; the next hand is dealt"]
+    return view
 
 
 def _blind_view(g) -> TableView:

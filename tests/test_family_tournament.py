@@ -124,3 +124,102 @@ def test_aec_players_play_a_family_game_alike_on_both_backends():
             env.step(action)
         played.append(actions)
     assert played[0] == played[1] and len(played[0]) > 10
+
+
+# ------------------------------------------------------------------ records: every hand can be replayed
+def replay_family(record: dict):
+    """The game a tournament's family record describes, on the reference engine (its actions checked
+    legal), without the "tournament" facts (Blind's records are exact)."""
+    from nos_env.family.blind import BlindGame
+    from nos_env.family.record import replay
+
+    plain = {k: v for k, v in record.items() if k != "tournament"}
+    return BlindGame.from_record(plain) if record["game"] == "blind" else replay(plain)
+
+
+@pytest.mark.parametrize("game, agents, options", [
+    ("draw", ["greedy", "random", "random"], []),
+    ("blind", ["greedy", "random"], []),
+    ("all_fives", ["greedy", "random"], ["--option", "target_score=60"]),  # a match: several hands
+])
+def test_family_tournament_records_replay_to_the_reported_points(tmp_path, capsys, game, agents, options):
+    """Issue 17 item 4 for the family: the CSV and JSON name each deal's seed and the agents at every
+    seat, --save-records writes every deal's hands, each replays on the reference engine to the points
+    the CSV reports for that seat, the first deal of a stream is FamilyGame(rules, seed=stream_seed)'s,
+    and the printed command opens the hand that surprised most (the first agent's result furthest from
+    its mean, computed here from the CSV)."""
+    import csv
+
+    from nos_env.family.blind import BlindGame, make_blind_rules
+    from nos_env.family.engine import FamilyGame
+    from nos_env.view import main as view_main
+
+    main(["--game", game, "--agents", *agents, *options, "--deals", "4", "--seed", "7", "--tables", "4",
+          "--quiet", "--no-leaderboard", "--csv", str(tmp_path / "h.csv"), "--json", str(tmp_path / "r.json"),
+          "--save-records", str(tmp_path / "rec")])
+    out = capsys.readouterr().out
+    rows = list(csv.DictReader(open(tmp_path / "h.csv")))
+    points = {(int(r["hand"]), int(r["seat"])): (int(r["points"]), r["agent"]) for r in rows}
+    streams = {int(r["deal"]): (int(r["stream_seed"]), int(r["stream_index"])) for r in rows}
+    deals_played = {d["deal"]: d for d in json.loads((tmp_path / "r.json").read_text())["deals_played"]}
+    assert {d: (e["stream_seed"], e["stream_index"]) for d, e in deals_played.items()} == streams
+    files = sorted((tmp_path / "rec").iterdir())
+    assert sorted(f.name for f in files) == sorted(f"deal-{d}.json" for d in streams)
+    n = len(agents)
+    several_hands = False
+    for f in files:
+        deal = int(f.stem.split("-")[1])
+        records = json.loads(f.read_text())
+        assert len(records) == n  # one episode per rotation (duplicate)
+        assert sorted(r["tournament"]["agents"][0].split("#")[0] for r in records) == sorted(agents)
+        for record in records:
+            facts = record["tournament"]
+            assert facts["deal"] == deal and (facts["stream_seed"], facts["stream_index"]) == streams[deal]
+            replayed = replay_family(record)
+            assert replayed.done
+            for seat in range(n):
+                assert (replayed.scores[seat], facts["agents"][seat]) == points[(facts["hand"], seat)]
+            if game != "blind":
+                several_hands |= len(replayed.finished_hands) > 1
+            if facts["stream_index"] == 0:  # a stream's first episode is the seed's own game
+                if game == "blind":
+                    fresh = BlindGame(make_blind_rules(n), seed=facts["stream_seed"], skip_decisionless=True)
+                else:
+                    fresh = FamilyGame(replayed.rules, seed=facts["stream_seed"])
+                for a in record["actions"]:
+                    fresh.step(a)
+                assert list(fresh.scores) == list(replayed.scores) and fresh.done
+    assert several_hands == (game == "all_fives")
+    # The most surprising hand: the first agent's points furthest from its mean, first such hand.
+    first = [(h, p) for (h, _), (p, agent) in sorted(points.items()) if agent == agents[0]]
+    mean = np.mean([p for _, p in first])
+    hand = max(first, key=lambda hp: (abs(hp[1] - mean), -hp[0]))[0]
+    deal = int(rows[hand * n]["deal"])
+    place = sorted({int(r["hand"]) for r in rows if int(r["deal"]) == deal}).index(hand) + 1
+    command = out.strip().splitlines()[-1].strip()
+    assert command == f"nos-view {tmp_path / 'rec' / f'deal-{deal}.json'} --hand {place} --open"
+    page = tmp_path / "page.html"
+    assert view_main([str(tmp_path / "rec" / f"deal-{deal}.json"), "--hand", str(place), "-o", str(page)]) == 0
+    import re
+
+    data = json.loads(re.search(r'type="application/json">(.*?)</script>', page.read_text(), re.S).group(1))
+    assert data["start"] == sum(len(h["frames"]) for h in data["hands"][:place - 1])
+    assert [h["agents"] for h in data["hands"]] == [r["tournament"]["agents"]
+                                                   for r in json.loads((tmp_path / "rec" / f"deal-{deal}.json").read_text())]
+
+
+def test_family_records_for_chooses_deals_and_bad_choices_are_refused(tmp_path, capsys):
+    r = run_tournament(["greedy", "random"], 5, seed=2, tables=4, progress=False, keep_hands=True, game="five_up")
+    worst = r.choose_deals("worst:2")
+    per_deal = {int(d): np.mean(r.agent_chips()[r.deal == d, 0]) for d in np.unique(r.deal)}
+    assert [per_deal[d] for d in worst] == sorted(per_deal.values())[:2]
+    written = r.save_records(tmp_path / "w", "worst:2")
+    assert [p.name for p in written] == [f"deal-{d}.json" for d in worst]
+    plain = run_tournament(["greedy", "random"], 5, seed=2, tables=4, progress=False, game="five_up")
+    np.testing.assert_array_equal(plain.chips, r.chips)  # keeping the hands changes no game
+    with pytest.raises(ValueError, match="were not kept"):
+        plain.hand_record(0)
+    with pytest.raises(SystemExit):
+        main(["--game", "draw", "--agents", "greedy", "random", "--save-records", str(tmp_path),
+              "--records-for", "worse", "--no-leaderboard"])
+    assert "--records-for must be all, worst[:K], best[:K] or deal numbers" in capsys.readouterr().err
