@@ -211,7 +211,7 @@ table.chips td, table.chips th { padding: 1px 8px; text-align: right; }
 <h2>Legal actions</h2><ol id="legal"></ol><div id="legal-note"></div>
 <h2>Applied</h2><ul id="events"></ul>
 <h2 id="chips-title">Chips</h2><div id="chips"></div>
-<h2>Hands</h2><ol id="hands"></ol>
+<h2>Hands <span class="hint">(seat:points; click to go)</span></h2><ol id="hands"></ol>
 </aside>
 </main>
 <script id="replay-data" type="application/json">__DATA__</script>
@@ -314,10 +314,12 @@ function show() {
   const hand = DATA.hands[h], f = hand.frames[k], n = hand.num_players;
   if (viewer !== "omniscient" && viewer >= n) viewer = "omniscient";
   document.getElementById("table").innerHTML = sceneSvg(f.scene, hand);
-  const where = DATA.hands.length > 1 ? `hand ${h + 1} of ${DATA.hands.length}, ` : "";
-  const game = hand.kind === "family" ? `${hand.game}, ` : "";
   const part = PARTS.find((p) => p.from <= at && at <= p.to);
-  const inMatch = part && part.count > 1 ? `match hand ${part.number + 1} of ${part.count}, ` : "";
+  // A record is a hand, or (a family match) a game of several hands.
+  const where = DATA.hands.length > 1 ?
+    `${part.count > 1 ? "game" : "hand"} ${h + 1} of ${DATA.hands.length}, ` : "";
+  const game = hand.kind === "family" ? `${hand.game}, ` : "";
+  const inMatch = part.count > 1 ? `match hand ${part.number + 1} of ${part.count}, ` : "";
   // Decisions are counted, not frames: a match's page has a frame of each new deal too.
   const decisions = hand.frames.filter((x) => x.decision).length;
   const done = hand.frames.slice(0, k + 1).filter((x) => x.decision).length;
