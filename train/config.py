@@ -92,6 +92,10 @@ class EvalConfig:
     opponent: str = "tactics"  # the model plays one seat against num_players - 1 of these
     final_deals: int = 1000  # duplicate deals per final opponent
     final_opponents: list = field(default_factory=lambda: ["random", "greedy", "tactics"])
+    # Hand records each evaluation keeps in the run's evaluations/ folder (every deal's seeds and
+    # agents are always kept): none, all, worst[:K] / best[:K] (the model's K worst or best
+    # deals), or deal numbers N,M,... as in evaluations/*/tournament.json
+    records: str = "none"
 
 
 @dataclass
@@ -308,6 +312,11 @@ def validate(c: TrainConfig, source: str = "config") -> None:
                                f"them: use 0 (never) or at least {c.env.num_envs}")
     _positive(w("eval.deals"), c.eval.deals)
     _positive(w("eval.final_deals"), c.eval.final_deals, allow_zero=True)
+    from agents.tournament import RECORDS_FOR
+
+    if c.eval.records.strip() != "none" and not RECORDS_FOR.fullmatch(c.eval.records.strip()):
+        _fail(w("eval.records"), f"must be none, all, worst[:K], best[:K] or deal numbers N,M,..., "
+                                 f"got {c.eval.records!r}")
     for key, names in (("eval.opponent", [c.eval.opponent]), ("eval.final_opponents", c.eval.final_opponents)):
         for name in names:
             if name not in agents:

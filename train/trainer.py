@@ -173,9 +173,14 @@ class TrainingCallback(BaseCallback):
 
     def run_eval(self, at: int | None = None) -> dict:
         c = self.config
+        timesteps = int(self.num_timesteps if at is None else at)
+        # Every evaluation keeps its deals' seeds and agents (and the records eval.records names):
+        # evaluations/t<timesteps>-vs-<opponent>/ (evaluation.keep_evaluation).
         result = evaluate(self.model.policy, c.eval.opponent, c.eval.deals, c.env.num_players,
-                          num_threads=c.env.num_threads, game=c.env.game, game_options=c.env.game_options)
-        result["timesteps"] = int(self.num_timesteps if at is None else at)
+                          num_threads=c.env.num_threads, game=c.env.game, game_options=c.env.game_options,
+                          folder=self.run_dir / "evaluations" / f"t{timesteps:012d}-vs-{c.eval.opponent}",
+                          records=c.eval.records, model=f"the model at timesteps {timesteps}")
+        result["timesteps"] = timesteps
         result["seconds"] = time.perf_counter() - self.start
         for key in ("model_chips_per_hand", "difference", "difference_ci95"):
             self.logger.record(f"eval/{key}_vs_{c.eval.opponent}", result[key])
