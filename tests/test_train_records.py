@@ -1,6 +1,7 @@
 """Training keeps what replays any hand of its evaluations (issue 17 item 4): every evaluation of
 nos-train (SB3) writes its deals' stream seeds and the agent at every seat, and the hand records
-eval.records names, for Nos and a family game alike; tested on tiny runs."""
+eval.records names, for Nos and a family game alike: a tiny Draw run here, and Nos's smoke run
+(configs/smoke.yaml keeps records) in tests/test_train.py with :func:`check_kept_evaluations`."""
 
 from __future__ import annotations
 
@@ -27,8 +28,11 @@ def replay_points(record: dict) -> list[int]:
     return [c - s for c, s in zip(hand.chips, record["chips_start"])]
 
 
-@pytest.mark.parametrize("game, players, opponent", [("nos", 3, "greedy"), ("draw", 2, "greedy")])
-def test_a_tiny_run_keeps_every_evaluations_deals_and_records(tmp_path, capsys, game, players, opponent):
+@pytest.fixture(scope="module")
+def draw_run(tmp_path_factory):
+    """A tiny Draw run whose evaluations keep the model's worst deal's records."""
+    tmp_path = tmp_path_factory.mktemp("draw-run")
+    game, players, opponent = "draw", 2, "greedy"
     config = tmp_path / "tiny.yaml"
     config.write_text(
         "run: {name: tiny, total_timesteps: 256, output_dir: " + str(tmp_path) + "}\n"
@@ -39,21 +43,25 @@ def test_a_tiny_run_keeps_every_evaluations_deals_and_records(tmp_path, capsys, 
         "records: 'worst:1'}\n"
         "output: {checkpoint_every: 0, tensorboard: false, progress_bar: false}\n")
     train_main(["--config", str(config), "--quiet"])
-    capsys.readouterr()
-    run = tmp_path / "tiny"
+    return tmp_path / "tiny"
+
+
+def check_kept_evaluations(run, players: int, opponent: str, timesteps: tuple, deals: int, final: str = "random") -> None:
+    """Every evaluation folder: seeds and agents of every deal, and the worst deal's records, which
+    replay to the results the tournament reported; the report names the command to view them."""
     kept = run / "evaluations"
     names = sorted(p.name for p in kept.iterdir())
-    assert [n for n in names if n.startswith("t")] == [f"t{t:012d}-vs-{opponent}" for t in (0, 128, 256)]
-    assert "final-vs-random" in names
+    assert [n for n in names if n.startswith("t")] == [f"t{t:012d}-vs-{opponent}" for t in timesteps]
+    assert f"final-vs-{final}" in names
     for name in names:
         folder = kept / name
         summary = json.loads((folder / "tournament.json").read_text())
         assert summary["model"]
         hands = {h["hand"]: h for d in summary["deals_played"] for h in d["hands"]}
-        assert len(summary["deals_played"]) == 2 and len(hands) == 2 * players  # duplicate: every rotation
+        assert len(summary["deals_played"]) == deals and len(hands) == deals * players  # duplicate: every rotation
         for deal in summary["deals_played"]:
             assert isinstance(deal["stream_seed"], int) and isinstance(deal["stream_index"], int)
-            against = "random" if name == "final-vs-random" else opponent
+            against = final if name == f"final-vs-{final}" else opponent
             for h in deal["hands"]:  # the model in one seat, the opponent in the others
                 assert h["agents"].count("model") == 1
                 assert [a.split("#")[0] for a in h["agents"] if a != "model"] == [against] * (players - 1)
@@ -66,7 +74,12 @@ def test_a_tiny_run_keeps_every_evaluations_deals_and_records(tmp_path, capsys, 
         command = (folder / "surprising.txt").read_text().strip()
         assert command.startswith(f"nos-view {files[0]} --hand ") and command.endswith(" --open")
     report = (run / "report.md").read_text()
-    assert f"final-vs-random, its most surprising hand: `nos-view {kept / 'final-vs-random' / 'records'}" in report
+    assert f"final-vs-{final}, its most surprising hand: `nos-view {kept / f'final-vs-{final}' / 'records'}" in report
+
+
+def test_a_tiny_draw_run_keeps_every_evaluations_deals_and_records(draw_run):
+    check_kept_evaluations(draw_run, 2, "greedy", (0, 128, 256), deals=2)
+
 
 
 def test_eval_records_is_checked():
