@@ -18,9 +18,13 @@ Every hand can be pulled up again. The CSV and the JSON name each deal's random
 stream (``stream_seed``: the seed given to ``FastTables.seed_tables``; ``stream_index``:
 the deal is that stream's deal number ``stream_index``, counted from 0) and the agent at
 every seat of every rotation. ``--save-records DIR`` writes the hand records
-(``nos_env/record.py``) of all deals, of the first agent's worst or best deals, or of
+(``nos_env/record.py``; a family game's: ``nos_env/family/record.py``, Blind's
+``BlindGame.record()``) of all deals, of the first agent's worst or best deals, or of
 given deal numbers: ``DIR/deal-17.json`` holds deal 17's hands (one per rotation, a JSON
-list that ``nos-view DIR/deal-17.json -o page.html`` shows one after the other).
+list that ``nos-view DIR/deal-17.json -o page.html`` shows one after the other), and prints
+the command that opens the most surprising saved hand (:meth:`TournamentResult.most_surprising`).
+A stream's first deal is the stream seed's own game in every engine (a family game's:
+``FamilyGame(rules, seed=stream_seed)``).
 
 Statistics: an agent's result for a deal is its mean chip change over the
 deal's rotations. Means come with 95% confidence intervals (normal
@@ -759,8 +763,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--csv", help="write every hand and seat as CSV")
     parser.add_argument("--png", help="write a chart of chips per hand with 95%% CIs")
     parser.add_argument("--save-records", metavar="DIR",
-                        help="write hand records (nos_env/record.py, for nos-view) as DIR/deal-N.json, one file "
-                             "per deal holding its rotations' hands")
+                        help="write hand records (for nos-view; Nos's, a family game's or Blind's) as "
+                             "DIR/deal-N.json, one file per deal holding its rotations' hands, and print the "
+                             "command that opens the most surprising one")
     parser.add_argument("--records-for", default="all", metavar="all|worst[:K]|best[:K]|N,M,...",
                         help="which deals --save-records writes: all (default), the first agent's K worst or "
                              "best deals (K=5 by default), or deal numbers as in the CSV's deal column")

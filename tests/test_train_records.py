@@ -84,5 +84,6 @@ def test_a_tiny_draw_run_keeps_every_evaluations_deals_and_records(draw_run):
 
 def test_eval_records_is_checked():
     assert from_dict({"eval": {"records": "best:3"}}).eval.records == "best:3"
+    assert from_dict({"eval": {"records": 1000004}}).eval.records == "1000004"  # YAML's reading of one deal
     with pytest.raises(ConfigError, match="eval.records: must be none, all, worst"):
         from_dict({"eval": {"records": "worse"}})

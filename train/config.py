@@ -207,6 +207,8 @@ def from_dict(data: dict | None, source: str = "config") -> TrainConfig:
             if key not in known:
                 _fail(f"{source}: {section}", f"unknown key {key!r}{_suggest(key, known)}")
             default = getattr(target, key)
+            if (section, key) == ("eval", "records") and isinstance(value, int) and not isinstance(value, bool):
+                value = str(value)  # one deal number, which YAML reads as an integer
             if default is not None and key not in ("learner_seat", "target_kl", "num_threads", "address"):
                 value = _check_type(where, value, default)
             setattr(target, key, value)
