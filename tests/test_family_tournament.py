@@ -223,3 +223,35 @@ def test_family_records_for_chooses_deals_and_bad_choices_are_refused(tmp_path, 
         main(["--game", "draw", "--agents", "greedy", "random", "--save-records", str(tmp_path),
               "--records-for", "worse", "--no-leaderboard"])
     assert "--records-for must be all, worst[:K], best[:K] or deal numbers" in capsys.readouterr().err
+
+
+def test_a_deal_record_carries_the_stream_for_a_matchs_later_hands():
+    """nos_env/family/record.py: a from_deal record's stream_state gives the later hands of a match
+    as the table dealt them; a bad one is refused by name."""
+    from nos_env.family.engine import FamilyGame
+    from nos_env.family.record import replay
+
+    rules = R.make_rules("draw", 2, target_score=40)
+    seeded = FamilyGame(rules, seed=9)
+    table = FamilyTables("draw", 1, num_players=2, seed=0, target_score=40)
+    table.seed_tables([0], [9])
+    start = table.reference_game(0)
+    record = dict(start.record(), actions=[])
+    record["deal"] = dict(record["deal"], stream_state=int(start.rng.state))
+    game = replay(record)
+    while not seeded.done:  # the seed's own match, step for step, hands after the first included
+        a = seeded.legal_actions()[0]
+        seeded.step(a)
+        game.step(a)
+        assert game.hand.hands == seeded.hand.hands and game.scores == seeded.scores
+    assert len(seeded.finished_hands) > 1 and game.done
+    assert replay(game.record()).scores == seeded.scores  # the stream state is kept in its record
+    without = dict(record, deal={k: v for k, v in record["deal"].items() if k != "stream_state"})
+    other = replay(without)
+    for a in seeded.actions:
+        if a not in other.legal_actions():
+            break
+        other.step(a)
+    assert other.scores != seeded.scores or not other.done  # seed 0's stream deals other later hands
+    with pytest.raises(ValueError, match="stream_state is an integer 0..2\\*\\*64-1"):
+        replay(dict(record, deal=dict(record["deal"], stream_state="x")))
