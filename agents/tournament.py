@@ -856,6 +856,10 @@ def main(argv: list[str] | None = None) -> None:
         result.to_csv(args.csv)
     if args.png:
         result.to_png(args.png)
+    if not args.save_records:  # the same command with the same seed plays the same hands again
+        deal, place, why = result.most_surprising()
+        print(f"the most surprising hand is deal {deal}'s hand {place} ({why}); to open it, run again with "
+              f"--save-records DIR --records-for {deal}, then: nos-view DIR/deal-{deal}.json --hand {place} --open")
     if args.save_records:
         try:
             written = result.save_records(args.save_records, args.records_for)

@@ -255,3 +255,23 @@ def test_a_deal_record_carries_the_stream_for_a_matchs_later_hands():
     assert other.scores != seeded.scores or not other.done  # seed 0's stream deals other later hands
     with pytest.raises(ValueError, match="stream_state is an integer 0..2\\*\\*64-1"):
         replay(dict(record, deal=dict(record["deal"], stream_state="x")))
+
+
+def test_a_run_without_records_says_how_to_open_its_most_surprising_hand(tmp_path, capsys):
+    """Without --save-records the run names its most surprising hand and how to get it; doing so
+    (the same command with the deal's records) writes that deal, whose hand K is the one named."""
+    import re
+
+    args = ["--game", "five_up", "--agents", "greedy", "random", "--deals", "6", "--seed", "5", "--tables", "4",
+            "--quiet", "--no-leaderboard"]
+    main(args + ["--csv", str(tmp_path / "h.csv")])
+    line = capsys.readouterr().out.strip().splitlines()[-1]
+    m = re.fullmatch(r"the most surprising hand is deal (\d+)'s hand (\d) \(greedy at seat (\d) got ([-+]\d+) points, "
+                     r"its mean over the run [-+][\d.]+\); to open it, run again with --save-records DIR "
+                     r"--records-for \1, then: nos-view DIR/deal-\1\.json --hand \2 --open", line)
+    assert m, line
+    main(args + ["--save-records", str(tmp_path / "rec"), "--records-for", m[1]])
+    records = json.loads((tmp_path / "rec" / f"deal-{m[1]}.json").read_text())
+    facts = records[int(m[2]) - 1]["tournament"]
+    assert facts["agents"][int(m[3])] == "greedy" and facts["deal"] == int(m[1])
+    assert records[int(m[2]) - 1]["scores"][int(m[3])] == int(m[4])
