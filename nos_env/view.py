@@ -334,7 +334,7 @@ function show() {
   const legal = document.getElementById("legal"), note = document.getElementById("legal-note");
   legal.innerHTML = "";
   note.textContent = "";
-  if (d && (viewer === "omniscient" || viewer === d.seat)) {
+  if (d && (viewer === "omniscient" || viewer === d.seat || hand.public_legal)) {
     for (const text of d.legal) {
       const li = document.createElement("li");
       li.textContent = text;

@@ -144,6 +144,9 @@ def family_hand_steps(record: dict) -> dict:
             "end_reason": _winner_text(game) if game.done else "unfinished", "chips_start": start_scores,
             "chips": final, "score_label": "Scores", "width": sample["width"], "height": sample["height"],
             "background": sample["background"], "frames": frames, "hands": hands,
+            # Blind's choices name only the tile just turned up, which every seat saw (BD3): a seat's
+            # view may show them. Elsewhere they would show the decider's tiles.
+            "public_legal": blind,
             "agents": record_agents(record)}
 
 

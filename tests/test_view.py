@@ -461,3 +461,25 @@ def test_hand_and_open_options(tmp_path, capsys, monkeypatch):
     assert main([str(GAME16), "--hand", "2", "-o", str(tmp_path / "bad.html")]) == 2
     assert "the hand to open on must be 1..1" in capsys.readouterr().err
     assert not (tmp_path / "bad.html").exists()
+
+
+@needs_browser
+def test_blinds_choices_show_in_every_seats_view(browser, tmp_path):
+    """Blind's legal actions name only the tile turned up for everyone (BD3), so another seat's view
+    lists them; a Draw page keeps them hidden from other seats (they would show the decider's tiles)."""
+    for game, shown in (("blind", True), ("draw", False)):
+        record = family_record(game, 3)
+        path = tmp_path / f"{game}.json"
+        path.write_text(json.dumps(record))
+        out = tmp_path / f"{game}.html"
+        assert main([str(path), "-o", str(out)]) == 0
+        decider = family_after(record, 0).to_move
+        other = (decider + 1) % 3
+        browser.open(f"{out.as_uri()}#step=1&view={other}")
+        legal = browser.evaluate("[...document.querySelectorAll('#legal li')].map(li => li.textContent)")
+        from nos_env.family_backends import encoding_module
+
+        start = family_after(record, 0)
+        expected = [encoding_module(game).describe(a, start.rules) for a in start.legal_actions()]
+        assert legal == (expected if shown else []), game
+        assert ("hidden in seat" in browser.evaluate("document.getElementById('legal-note').textContent")) != shown
