@@ -184,3 +184,54 @@ def test_bad_env_config_names_what_is_allowed():
         NosTableEnv({"game": "draw", "game_options": {"opening": "sideways"}})
     with pytest.raises(ValueError, match="unknown game"):
         NosTableEnv({"game": "chess"})
+
+
+# ------------------------------------------------------------------ training
+def test_a_short_draw_self_play_run_checkpoints_resumes_and_plays_in_family_tournaments(ray_session, tmp_path):
+    """nos-train with configs/rllib_draw_smoke.yaml: the league (family baselines and a snapshot),
+    evaluations through Draw's duplicate tournaments, checkpoints and resume; then the module is an
+    ``rllib:PATH`` agent of nos-tournament --game draw, locally and as Ray tasks."""
+    from agents.tournament import main as tournament_main
+    from agents.tournament import run_tournament
+    from train.cli import main
+
+    config = str(ROOT / "configs" / "rllib_draw_smoke.yaml")
+    main(["--config", config, "--set", f"run.output_dir={tmp_path}", "--quiet"])
+    run = tmp_path / "rllib_draw_smoke"
+    for name in ("rllib_module", "report.md", "results.json", "curve.csv", "eval.csv", "learning_curve.png"):
+        assert (run / name).exists(), name
+    state = json.loads((run / "checkpoints" / "state.json").read_text())
+    assert state["timesteps"] >= 768 and state["league"]["snapshots"]  # a snapshot joined the league
+    results = json.loads((run / "results.json").read_text())
+    assert [row["opponent"] for row in results["final"][:2]] == ["random", "greedy"]
+    assert all(row["hands"] == 4 * 3 for row in results["final"][:2])  # 4 duplicate deals × 3 seats of Draw
+    first = state["timesteps"]
+    main(["--config", config, "--set", f"run.output_dir={tmp_path}", "--set", "run.total_timesteps=1200",
+          "--resume", "--quiet"])
+    state = json.loads((run / "checkpoints" / "state.json").read_text())
+    assert state["timesteps"] > first and state["timesteps"] >= 1200
+    agent = f"rllib:{run / 'rllib_module'}"
+    out = tmp_path / "t.json"
+    tournament_main(["--game", "draw", "--agents", agent, "random", "greedy", "--deals", "6", "--tables", "6",
+                     "--quiet", "--json", str(out), "--no-leaderboard"])
+    summary = json.loads(out.read_text())
+    assert summary["hands"] == 18
+    local = run_tournament([agent, "random", "greedy"], 12, seed=3, tables=12, progress=False, game="draw", shards=2)
+    remote = run_tournament([agent, "random", "greedy"], 12, seed=3, tables=12, progress=False, game="draw",
+                            shards=2, ray=True)
+    for name in ("deal", "seat_agent", "chips", "stream_seed", "stream_index"):
+        np.testing.assert_array_equal(getattr(local, name), getattr(remote, name), err_msg=name)
+    with pytest.raises(ValueError, match=r"obs \[B, 506\] and masks \[B, 86\]"):  # Draw's module at a Nos table
+        run_tournament([agent, "random", "random"], 3, seed=0, progress=False)
+
+
+def test_a_family_tournament_on_ray_equals_the_local_run(ray_session):
+    from agents.tournament import run_tournament
+
+    for game, agents in (("all_fives", ["random", "greedy", "greedy"]), ("blind", ["greedy", "random"])):
+        local = run_tournament(agents, 20, seed=4, tables=30, progress=False, game=game, shards=3)
+        remote = run_tournament(agents, 20, seed=4, tables=30, progress=False, game=game, shards=3, ray=True)
+        for name in ("deal", "seat_agent", "chips", "stream_seed", "stream_index"):
+            np.testing.assert_array_equal(getattr(local, name), getattr(remote, name), err_msg=f"{game} {name}")
+        assert local.summary()["agents"] == remote.summary()["agents"]
+        assert len(local.chips) == 20 * len(agents)
