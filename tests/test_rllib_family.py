@@ -235,3 +235,21 @@ def test_a_family_tournament_on_ray_equals_the_local_run(ray_session):
             np.testing.assert_array_equal(getattr(local, name), getattr(remote, name), err_msg=f"{game} {name}")
         assert local.summary()["agents"] == remote.summary()["agents"]
         assert len(local.chips) == 20 * len(agents)
+
+
+def test_rllib_configs_of_family_games():
+    from train.config import ConfigError, from_dict, load_config
+    from train.rllib_trainer import env_config_of
+
+    config = load_config(ROOT / "configs" / "rllib_draw_quick.yaml")
+    assert (config.run.engine, config.env.game, config.eval.opponent) == ("rllib", "draw", "greedy")
+    assert env_config_of(config, tables=8, seed=3) == {
+        "game": "draw", "num_players": 4, "tables": 8, "seed": 3, "reward_scale": 0.05, "num_threads": 1,
+        "game_options": {}, "reward": "relative"}
+    assert "auto_forced" in env_config_of(load_config(ROOT / "configs" / "rllib_quick.yaml"))
+    base = {"run": {"engine": "rllib"}, "ppo": {"batch_size": 512}}
+    with pytest.raises(ConfigError, match="opponents.baselines.search: Search needs the fast engine's tables"):
+        from_dict({**base, "env": {"game": "draw"}, "opponents": {"baselines": {"search": 1.0}}})
+    with pytest.raises(ConfigError, match="env.game_options"):
+        from_dict({**base, "env": {"game": "draw", "game_options": {"opening": "sideways"}}})
+    from_dict({**base, "env": {"game": "blind", "num_players": 3}})  # Blind trains too
