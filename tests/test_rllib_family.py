@@ -253,3 +253,23 @@ def test_rllib_configs_of_family_games():
     with pytest.raises(ConfigError, match="env.game_options"):
         from_dict({**base, "env": {"game": "draw", "game_options": {"opening": "sideways"}}})
     from_dict({**base, "env": {"game": "blind", "num_players": 3}})  # Blind trains too
+
+
+def test_the_league_mapping_seats_one_learner_per_episode_and_draws_by_weight():
+    from types import SimpleNamespace
+
+    from train.rllib_trainer import LEARNER, league_mapping
+
+    league = [("baseline_greedy", 3.0), ("baseline_random", 1.0), ("snapshot_5", 0.0)]
+    mapping, again = league_mapping(3, league), league_mapping(3, league)
+    counts = {}
+    for e in range(400):
+        episode = SimpleNamespace(id_=f"episode-{e}")
+        seats = [mapping(f"seat_{s}", episode) for s in range(3)]
+        assert seats == [mapping(f"seat_{s}", episode) for s in range(3)]  # asked again: the same answer
+        assert seats == [again(f"seat_{s}", episode) for s in range(3)]  # drawn from the episode's id alone
+        assert seats.count(LEARNER) == 1
+        for m in seats:
+            counts[m] = counts.get(m, 0) + 1
+    assert "snapshot_5" not in counts  # weight 0: never drawn
+    assert 2.0 < counts["baseline_greedy"] / counts["baseline_random"] < 4.5  # 3 : 1 (800 draws)

@@ -54,11 +54,16 @@ def league_mapping(num_players: int, league: list[tuple[str, float]]):
     sees the same draw whenever RLlib asks."""
     ids = [m for m, w in league if w > 0]
     weights = [w for m, w in league if w > 0]
+    drawn: dict = {}  # episode id -> (learner seat, draws): RLlib asks per agent and step (5 % of a runner's time)
 
     def mapping(agent_id, episode, **kwargs):
-        rng = random.Random(str(episode.id_))
-        learner_seat = rng.randrange(num_players)
-        draws = rng.choices(ids, weights, k=num_players)
+        key = str(episode.id_)
+        if key not in drawn:
+            if len(drawn) >= 4096:
+                drawn.clear()
+            rng = random.Random(key)
+            drawn[key] = (rng.randrange(num_players), rng.choices(ids, weights, k=num_players))
+        learner_seat, draws = drawn[key]
         seat = int(str(agent_id).rsplit("_", 1)[1])
         return LEARNER if seat == learner_seat else draws[seat]
 
