@@ -338,11 +338,13 @@ def validate(c: TrainConfig, source: str = "config") -> None:
     if c.run.engine == "rllib":
         if c.env.tactics_hint:
             _fail(w("env.tactics_hint"), "is an SB3 policy feature (agents/policy.py); the rllib engine has no hint")
-        if c.env.game != "nos":
-            _fail(w("env.game"), f"the rllib engine trains Nos (its environment and modules speak Nos's "
-                                 f"observation and actions); {c.env.game!r} trains with the sb3 engine")
         if c.env.learner_seat != "rotate":
             _fail(w("env.learner_seat"), "the rllib engine seats the learner at random each hand: use 'rotate'")
+        for name in c.opponents.baselines:
+            if name.startswith("search"):  # it reads the engine's tables (BatchContext); an RLModule sees rows only
+                _fail(w(f"opponents.baselines.{name}"), "Search needs the fast engine's tables, which RLlib's "
+                                                        "modules do not see: not a baseline of the rllib engine "
+                                                        "(evaluations may still use it)")
         if r.address is None and r.num_env_runners + 1 > r.num_cpus:
             _fail(w("rllib.num_env_runners"), f"{r.num_env_runners} runners and the driver need "
                                               f"{r.num_env_runners + 1} CPUs; rllib.num_cpus is {r.num_cpus}")
