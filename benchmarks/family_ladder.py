@@ -34,8 +34,6 @@ def main(argv=None) -> None:
     print(f"| game | command | {better} − {base} (points per hand, 95% CI) | seconds |")
     print("|---|---|---|---|")
     for game in args.games or family_games():
-        if args.step == "search" and game == "blind":
-            continue  # no Search for Blind (agents/family/__init__.py)
         n = args.players if args.players in player_counts(game) else player_counts(game)[-1]
         lineup = [base, better] * (n // 2) + [base] * (n % 2)
         threads = None if args.threads is None else (int(args.threads) if args.threads.isdigit() else args.threads)
