@@ -64,7 +64,9 @@ def main(argv=None) -> None:
                        + (f" --threads {args.threads}" if args.threads is not None else "")
                        + opts + f" --search-options '{args.search_options}'")
         verdict = "yes" if abs(mean) > ci else "no"
-        print(f"| {game} | `{command}` | **{mean:+.2f} ± {ci:.2f}** | {verdict} | {r.seconds:.0f} |", flush=True)
+        digits = 3 if game == "blind" else 2  # Blind's are shares of hands won (BD8), a few hundredths
+        print(f"| {game} | `{command}` | **{mean:+.{digits}f} ± {ci:.{digits}f}** | {verdict} | {r.seconds:.0f} |",
+              flush=True)
 
 
 if __name__ == "__main__":
