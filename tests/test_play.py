@@ -202,7 +202,7 @@ FAMILY_PROMPT_VIEW = "seat 0's view"
 
 def test_family_bad_arguments_are_refused(capsys):
     for argv, message in [(["--game", "draw", "--agents"] + ["random"] * 5, "draw is played by 2, 3, 4, 5 players: give 1 to 4 agents, got 5"),
-                          (["--game", "blind", "--agents", "search", "random"], "search is not implemented for blind"),
+                          (["--game", "blind", "--agents", "tactics", "random"], "unknown agent 'tactics' for blind"),
                           (["--game", "draw", "--agents", "tactics"], "unknown agent 'tactics' for draw"),
                           (["--game", "chess"], "unknown game 'chess'"),
                           (["--match"], "--match is for the family games")]:
