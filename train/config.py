@@ -48,6 +48,7 @@ class EnvConfig:
     reward_scale: float = 0.01  # reward = chips * reward_scale
     auto_forced: bool = True  # D12: decisions with one legal action are applied, not asked
     tactics_hint: bool = False  # append Tactics' choice to the observation (agents/policy.py)
+    greedy_hint: bool = False  # a family game's: append its Greedy's choice to the observation (the same way)
     num_threads: Any = "auto"  # the fast engine's threads: "auto" or 1..NUMBA_NUM_THREADS (nos_env/threads.py)
 
 
@@ -81,7 +82,7 @@ class PolicyConfig:
     pi: list = field(default_factory=lambda: [128])  # actor layers after it
     vf: list = field(default_factory=lambda: [128])  # critic layers after it
     activation: str = "tanh"  # tanh or relu (after the first layer, which is ReLU)
-    hint_weight: float = 3.0  # the hint's starting logit bonus (with env.tactics_hint)
+    hint_weight: float = 3.0  # the hint's starting logit bonus (with env.tactics_hint or env.greedy_hint)
     hint_trainable: bool = True  # false keeps the bonus fixed, so the network must learn to depart
 
 
@@ -250,6 +251,8 @@ def validate(c: TrainConfig, source: str = "config") -> None:
             _fail(w("env.num_players"), f"must be 3, 4 or 5, got {c.env.num_players}")
         if c.env.game_options:
             _fail(w("env.game_options"), "are for the family games; Nos takes its options elsewhere (none here)")
+        if c.env.greedy_hint:
+            _fail(w("env.greedy_hint"), "is a family game's (its Greedy's choice); Nos's hint is env.tactics_hint")
     else:
         _check_family(c, source)
     agents = known_agents(game)
@@ -367,7 +370,8 @@ def _check_family(c: TrainConfig, source: str) -> None:
     except (ValueError, TypeError) as exc:
         _fail(f"{source}: env.game_options", str(exc))
     if c.env.tactics_hint:
-        _fail(f"{source}: env.tactics_hint", f"is Nos's (the Tactics agent plays Nos only), not {game}'s")
+        _fail(f"{source}: env.tactics_hint", f"is Nos's (the Tactics agent plays Nos only), not {game}'s: "
+                                             f"a family game's hint is env.greedy_hint")
 
 
 def defaults_yaml() -> str:
