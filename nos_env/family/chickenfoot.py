@@ -175,6 +175,8 @@ class Toe:
     open: int
     count: int = 0
     last: int | None = None
+    #: (tile, seat) from the root outwards, for the views
+    tiles: list = field(default_factory=list)
 
 
 class ChickenfootHand:
@@ -266,6 +268,7 @@ class ChickenfootHand:
         toe.open = high if toe.open == low else low
         toe.count += 1
         toe.last = t
+        toe.tiles.append((t, p))
         self.placer[t] = p
         self.tile_arm[t] = k
         if self.foot_queue:
