@@ -27,6 +27,10 @@ def _start(record: dict):
         from .family.blind import BlindGame
 
         return BlindGame.from_record(dict(record, actions=[]))
+    if record["game"] == "chickenfoot":
+        from .family.chickenfoot import ChickenfootGame
+
+        return ChickenfootGame.from_record(dict(record, actions=[]))
     from .family.record import replay
 
     return replay(dict(record, actions=[]))
