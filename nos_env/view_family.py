@@ -30,6 +30,10 @@ def _start(record: dict):
         # "tournament" facts, are for people and other tools.
         keys = ("game", "num_players", "options", "seed", "stream_state")
         return BlindGame.from_record({**{k: record[k] for k in keys if k in record}, "actions": []})
+    if record["game"] == "chickenfoot":
+        from .family.chickenfoot import ChickenfootGame
+
+        return ChickenfootGame.from_record(dict(record, actions=[]))
     from .family.record import replay
 
     return replay(dict(record, actions=[]))

@@ -138,11 +138,17 @@ class FamilySearchAgent(Agent):
         gained = np.zeros((rows, n), np.int64)
         done = np.zeros(rows, bool)
         actions = np.tile(candidates.astype(np.int64), k)
+        # Chickenfoot's episode is a match of hands (CK13): a rollout ends with the hand, whose
+        # end (the penalties, in the step's points) is where the candidates differ.
+        by_hand = self.rules.game == "chickenfoot"
+        hand_at_start = np.asarray(tables.hand_number).copy() if by_hand else None
         for _ in range(MAX_ROLLOUT_STEPS):
             _, points, terminated, current = tables.step(actions, observe=False, autoreset=False,
                                                          allow_idle=True)
             gained[~done] += np.asarray(points)[~done, :n]
             done |= np.asarray(terminated, bool)
+            if by_hand:
+                done |= np.asarray(tables.hand_number) != hand_at_start
             if done.all():
                 break
             live = np.flatnonzero(~done)
