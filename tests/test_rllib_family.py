@@ -205,6 +205,8 @@ def test_a_short_draw_self_play_run_checkpoints_resumes_and_plays_in_family_tour
     results = json.loads((run / "results.json").read_text())
     assert [row["opponent"] for row in results["final"][:2]] == ["random", "greedy"]
     assert all(row["hands"] == 4 * 3 for row in results["final"][:2])  # 4 duplicate deals × 3 seats of Draw
+    report = (run / "report.md").read_text()
+    assert "- game: draw" in report and "model points/hand" in report and "chips" not in report
     first = state["timesteps"]
     main(["--config", config, "--set", f"run.output_dir={tmp_path}", "--set", "run.total_timesteps=1200",
           "--resume", "--quiet"])

@@ -380,10 +380,12 @@ def rllib_report(config: TrainConfig, module, run_dir: Path, training_seconds: f
                "final": rows, "eval_history": evals, "model": str(run_dir / "rllib_module"),
                "learning_curve": str(png)}
     (run_dir / "results.json").write_text(json.dumps(results, indent=1))
-    table = results_table(rows) if rows else "(no final evaluation: eval.final_deals is 0 or no final_opponents)"
+    unit = "chips" if config.env.game == "nos" else "points"  # a family game's results are points per hand
+    table = results_table(rows, unit) if rows else "(no final evaluation: eval.final_deals is 0 or no final_opponents)"
     fps_text = f"{fps[-1]:,.0f}" if fps else "n/a"
     (run_dir / "report.md").write_text("\n".join([
         f"# Training report: {config.run.name} (RLlib PPO)", "",
+        f"- game: {config.env.game}" + (f" {config.env.game_options}" if config.env.game_options else ""),
         f"- timesteps (decisions at every seat): {results['timesteps']:,}; this launch trained for "
         f"{training_seconds:.0f} s at {fps_text} decisions/s (updates included)",
         f"- module: `{run_dir / 'rllib_module'}` (play it with `make_agent(\"rllib:{run_dir / 'rllib_module'}\")`)",
