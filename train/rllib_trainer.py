@@ -181,10 +181,16 @@ def _game(config: TrainConfig) -> dict:
     return {"game": config.env.game, "game_options": dict(config.env.game_options)}
 
 
-def _save_module(module, path: Path) -> None:
+def _save_module(module, path: Path, config: TrainConfig) -> None:
+    """The module's checkpoint folder, with the game it plays (``game.json``: ``rllib:PATH`` agents
+    check it, since two games may share observation and action sizes)."""
+    from agents.rllib_module import GAME_FILE
+
     if path.exists():
         shutil.rmtree(path)
     module.save_to_path(str(path.resolve()))
+    (path / GAME_FILE).write_text(json.dumps({"game": config.env.game, "num_players": config.env.num_players,
+                                              "game_options": dict(config.env.game_options)}))
 
 
 class Marks:
@@ -285,7 +291,7 @@ def _train(config, resume, progress, run_dir, state_file, truncate_csv) -> dict:
         append_csv(run_dir / "eval.csv", row)
         if at > 0 and row["difference"] > best:
             best = row["difference"]
-            _save_module(module, run_dir / "best_rllib_module")
+            _save_module(module, run_dir / "best_rllib_module", c)
         if bar is not None:
             bar.set_postfix_str(f"vs {c.eval.opponent}: {row['difference']:+.1f}±{row['difference_ci95']:.1f}")
         return row
@@ -344,7 +350,7 @@ def _train(config, resume, progress, run_dir, state_file, truncate_csv) -> dict:
             bar.close()
     seconds = time.perf_counter() - start
     module = learner_module(algo, c)
-    _save_module(module, run_dir / "rllib_module")
+    _save_module(module, run_dir / "rllib_module", c)
     checkpoint(timesteps)
     algo.stop()
     return rllib_report(c, module, run_dir, seconds)
