@@ -83,7 +83,7 @@ def make_agent(name: str, seed: int | None = 0, game: str = "nos", rules=None, *
     if name.startswith(RLLIB_PREFIX):
         from .rllib_module import RLlibAgent  # ray and torch are imported only when one is asked for
 
-        return RLlibAgent(name[len(RLLIB_PREFIX):], seed=seed, **kwargs)
+        return RLlibAgent(name[len(RLLIB_PREFIX):], seed=seed, game=game, **kwargs)
     if name.startswith(MODEL_PREFIX):
         from .model import ModelAgent  # torch is imported only when a model is asked for
 

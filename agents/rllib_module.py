@@ -18,6 +18,7 @@ Needs the ``ray`` extra; ``agents.registry`` imports this module only for ``rlli
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from nos_env.extras import require
@@ -34,6 +35,9 @@ from ray.rllib.core.rl_module.rl_module import RLModule  # noqa: E402
 from nos_env.encoding import OBSERVATION_SIZE  # noqa: E402
 
 from .base import Agent, BatchContext, float_observations  # noqa: E402
+
+#: Beside a module saved by nos-train: the game it was trained on (``{"game", "num_players", "game_options"}``).
+GAME_FILE = "game.json"
 
 #: What an illegal action's logit becomes: far below any real logit, yet finite (softmax stays exact).
 MASKED_LOGIT = torch.finfo(torch.float32).min / 2
@@ -147,15 +151,31 @@ def load_module(path: str | Path) -> MaskedPPOModule:
     return module
 
 
+def check_module_game(path: str | Path, game: str | None) -> None:
+    """A ValueError when the module at ``path`` was trained on another game than ``game`` (None: any).
+    Folders without ``game.json`` (written before it, or by RLlib itself) are checked by their
+    observation and action sizes alone, when they play."""
+    saved = Path(path) / GAME_FILE
+    if game is None or not saved.is_file():
+        return
+    trained = json.loads(saved.read_text()).get("game")
+    if trained != game:
+        raise ValueError(f"the RLlib module at {str(path)!r} was trained on {trained!r}, not {game!r}")
+
+
 class RLlibAgent(Agent):
     """A :class:`MaskedPPOModule` as an agent: the most probable legal action (``deterministic``),
     or a draw from the policy with the agent's own seeded generator."""
 
     name = "rllib"
 
-    def __init__(self, module, seed: int | None = 0, deterministic: bool = True, name: str | None = None):
+    def __init__(self, module, seed: int | None = 0, deterministic: bool = True, name: str | None = None,
+                 game: str | None = None):
         super().__init__(seed)
-        self.module = load_module(module) if isinstance(module, (str, Path)) else module
+        if isinstance(module, (str, Path)):
+            check_module_game(module, game)
+            module = load_module(module)
+        self.module = module
         self.deterministic = bool(deterministic)
         if name:
             self.name = name

@@ -205,6 +205,8 @@ def test_a_short_draw_self_play_run_checkpoints_resumes_and_plays_in_family_tour
     results = json.loads((run / "results.json").read_text())
     assert [row["opponent"] for row in results["final"][:2]] == ["random", "greedy"]
     assert all(row["hands"] == 4 * 3 for row in results["final"][:2])  # 4 duplicate deals × 3 seats of Draw
+    report = (run / "report.md").read_text()
+    assert "- game: draw" in report and "model points/hand" in report and "chips" not in report
     first = state["timesteps"]
     main(["--config", config, "--set", f"run.output_dir={tmp_path}", "--set", "run.total_timesteps=1200",
           "--resume", "--quiet"])
@@ -221,7 +223,12 @@ def test_a_short_draw_self_play_run_checkpoints_resumes_and_plays_in_family_tour
                             shards=2, ray=True)
     for name in ("deal", "seat_agent", "chips", "stream_seed", "stream_index"):
         np.testing.assert_array_equal(getattr(local, name), getattr(remote, name), err_msg=name)
-    with pytest.raises(ValueError, match=r"obs \[B, 506\] and masks \[B, 86\]"):  # Draw's module at a Nos table
+    with pytest.raises(ValueError, match="trained on 'draw', not 'nos'"):  # Draw's module at a Nos table
+        run_tournament([agent, "random", "random"], 3, seed=0, progress=False)
+    with pytest.raises(ValueError, match="trained on 'draw', not 'block'"):  # Block has Draw's sizes
+        run_tournament([agent, "random", "random"], 3, seed=0, progress=False, game="block")
+    (run / "rllib_module" / "game.json").unlink()  # without it, the sizes still tell Nos from Draw
+    with pytest.raises(ValueError, match=r"obs \[B, 1041\] and masks \[B, 557\]|obs \[B, 506\] and masks \[B, 86\]"):
         run_tournament([agent, "random", "random"], 3, seed=0, progress=False)
 
 

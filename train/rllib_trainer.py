@@ -181,10 +181,16 @@ def _game(config: TrainConfig) -> dict:
     return {"game": config.env.game, "game_options": dict(config.env.game_options)}
 
 
-def _save_module(module, path: Path) -> None:
+def _save_module(module, path: Path, config: TrainConfig) -> None:
+    """The module's checkpoint folder, with the game it plays (``game.json``: ``rllib:PATH`` agents
+    check it, since two games may share observation and action sizes)."""
+    from agents.rllib_module import GAME_FILE
+
     if path.exists():
         shutil.rmtree(path)
     module.save_to_path(str(path.resolve()))
+    (path / GAME_FILE).write_text(json.dumps({"game": config.env.game, "num_players": config.env.num_players,
+                                              "game_options": dict(config.env.game_options)}))
 
 
 class Marks:
@@ -285,7 +291,7 @@ def _train(config, resume, progress, run_dir, state_file, truncate_csv) -> dict:
         append_csv(run_dir / "eval.csv", row)
         if at > 0 and row["difference"] > best:
             best = row["difference"]
-            _save_module(module, run_dir / "best_rllib_module")
+            _save_module(module, run_dir / "best_rllib_module", c)
         if bar is not None:
             bar.set_postfix_str(f"vs {c.eval.opponent}: {row['difference']:+.1f}±{row['difference_ci95']:.1f}")
         return row
@@ -344,7 +350,7 @@ def _train(config, resume, progress, run_dir, state_file, truncate_csv) -> dict:
             bar.close()
     seconds = time.perf_counter() - start
     module = learner_module(algo, c)
-    _save_module(module, run_dir / "rllib_module")
+    _save_module(module, run_dir / "rllib_module", c)
     checkpoint(timesteps)
     algo.stop()
     return rllib_report(c, module, run_dir, seconds)
@@ -380,10 +386,12 @@ def rllib_report(config: TrainConfig, module, run_dir: Path, training_seconds: f
                "final": rows, "eval_history": evals, "model": str(run_dir / "rllib_module"),
                "learning_curve": str(png)}
     (run_dir / "results.json").write_text(json.dumps(results, indent=1))
-    table = results_table(rows) if rows else "(no final evaluation: eval.final_deals is 0 or no final_opponents)"
+    unit = "chips" if config.env.game == "nos" else "points"  # a family game's results are points per hand
+    table = results_table(rows, unit) if rows else "(no final evaluation: eval.final_deals is 0 or no final_opponents)"
     fps_text = f"{fps[-1]:,.0f}" if fps else "n/a"
     (run_dir / "report.md").write_text("\n".join([
         f"# Training report: {config.run.name} (RLlib PPO)", "",
+        f"- game: {config.env.game}" + (f" {config.env.game_options}" if config.env.game_options else ""),
         f"- timesteps (decisions at every seat): {results['timesteps']:,}; this launch trained for "
         f"{training_seconds:.0f} s at {fps_text} decisions/s (updates included)",
         f"- module: `{run_dir / 'rllib_module'}` (play it with `make_agent(\"rllib:{run_dir / 'rllib_module'}\")`)",
