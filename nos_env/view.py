@@ -225,6 +225,9 @@ DATA.hands.forEach((h, i) => h.frames.forEach((f, k) => STEPS.push([i, k])));
 // Every hand played, in order: a record's one hand, or each hand of a match record
 // (its "hands": the frames of each and the points it gave), placed among all steps.
 const PARTS = [];
+// A page holding a match (a record of several hands) calls each record a game, every hand of
+// it "game i, hand k"; otherwise a record is a hand.
+const MATCHES = DATA.hands.some((h) => (h.hands || []).length > 1);
 {
   let offset = 0;
   DATA.hands.forEach((h, i) => {
@@ -232,8 +235,8 @@ const PARTS = [];
     const parts = h.hands || [{number: 0, first: 0, last: last,
                                points: h.chips.map((c, s) => c - h.chips_start[s])}];
     parts.forEach((p) => {
-      const label = parts.length > 1 ? (DATA.hands.length > 1 ? `game ${i + 1}, hand ${p.number + 1}` :
-                                        `hand ${p.number + 1} of ${parts.length}`) : `hand ${i + 1}`;
+      const label = DATA.hands.length === 1 ? (parts.length > 1 ? `hand ${p.number + 1} of ${parts.length}` : "hand 1") :
+        MATCHES ? `game ${i + 1}` + (parts.length > 1 ? `, hand ${p.number + 1}` : "") : `hand ${i + 1}`;
       PARTS.push({record: i, number: p.number, count: parts.length, from: offset + p.first, to: offset + p.last,
                   points: p.points, label: label});
     });
@@ -317,7 +320,7 @@ function show() {
   const part = PARTS.find((p) => p.from <= at && at <= p.to);
   // A record is a hand, or (a family match) a game of several hands.
   const where = DATA.hands.length > 1 ?
-    `${part.count > 1 ? "game" : "hand"} ${h + 1} of ${DATA.hands.length}, ` : "";
+    `${MATCHES ? "game" : "hand"} ${h + 1} of ${DATA.hands.length}, ` : "";
   const game = hand.kind === "family" ? `${hand.game}, ` : "";
   const inMatch = part.count > 1 ? `match hand ${part.number + 1} of ${part.count}, ` : "";
   // Decisions are counted, not frames: a match's page has a frame of each new deal too.

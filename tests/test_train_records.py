@@ -73,6 +73,11 @@ def check_kept_evaluations(run, players: int, opponent: str, timesteps: tuple, d
             assert replay_points(record) == hands[facts["hand"]]["chips"]
         command = (folder / "surprising.txt").read_text().strip()
         assert command.startswith(f"nos-view {files[0]} --hand ") and command.endswith(" --open")
+        if name == f"final-vs-{final}":  # the command's page, without --open
+            from nos_env.view import main as view_main
+
+            hand = command.split("--hand ")[1].split()[0]
+            assert view_main([str(files[0]), "--hand", hand, "-o", str(folder / "page.html")]) == 0
     report = (run / "report.md").read_text()
     assert f"final-vs-{final}, its most surprising hand: `nos-view {kept / f'final-vs-{final}' / 'records'}" in report
 

@@ -483,3 +483,18 @@ def test_blinds_choices_show_in_every_seats_view(browser, tmp_path):
         expected = [encoding_module(game).describe(a, start.rules) for a in start.legal_actions()]
         assert legal == (expected if shown else []), game
         assert ("hidden in seat" in browser.evaluate("document.getElementById('legal-note').textContent")) != shown
+
+
+@needs_browser
+def test_a_page_of_a_match_and_a_single_hand_calls_records_games(browser, tmp_path):
+    record, ends, _ = match_record()
+    path = tmp_path / "two.json"
+    path.write_text(json.dumps([family_record("draw", 3, players=2), record]))
+    out = tmp_path / "two.html"
+    assert main([str(path), "-o", str(out)]) == 0
+    browser.open(out.as_uri())
+    items = browser.evaluate("[...document.querySelectorAll('#hands li')].map(li => li.textContent.split(':')[0])")
+    assert items == ["game 1"] + [f"game 2, hand {k + 1}" for k in range(len(ends))]
+    assert browser.evaluate(STATUS).startswith("game 1 of 2, draw, the start |")
+    browser.press(*END)
+    assert browser.evaluate(STATUS).startswith(f"game 2 of 2, all_fives, match hand {len(ends)} of {len(ends)}, ")
