@@ -27,7 +27,9 @@ STRIDE = 3
 
 def positions(game: str, num_players: int, seed: int, options: dict | None = None, games: int = GAMES_PER_CASE):
     """(game object, rng) at every decision of a few random games."""
-    rules = rules_for(game, num_players, dict(options or {}))
+    # Chickenfoot counts hands (CK13): one hand, not a 10-hand match of positions
+    default = {"match": "one_hand"} if game == "chickenfoot" else {}
+    rules = rules_for(game, num_players, dict(options or default))
     rng = np.random.default_rng(seed)
     for k in range(games):
         g = new_engine(game, rules, seed * 100 + k)
