@@ -154,7 +154,7 @@ def regenerate(directory: Path) -> list[Path]:
 #: Family games are recorded on the reference engine (the readable one); the check replays
 #: them on both.
 FAMILY_RECORD_ON_REFERENCE = ("block", "draw", "cross", "double_nine_cross", "matador", "all_fives",
-                              "fives_and_threes", "five_up", "bergen", "fours", "blind")
+                              "fives_and_threes", "five_up", "bergen", "fours", "blind", "mexican_train")
 #: A value other than the default for each family option (those a game's rules refuse are left out).
 FAMILY_VARIANTS = {
     "opening": ("highest_tile", "free", "highest_double", "lowest_tile"),

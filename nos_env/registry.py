@@ -61,6 +61,8 @@ _FAMILY = (
     ("bergen", "Bergen: score matching ends (double header, triple header) to 15", (2, 3, 4)),
     ("fours", "Fours: play as many tiles a turn as fit, four players", (4,)),
     ("blind", "Blind: rows turned up one by one, nobody sees his own tiles", (2, 3, 4, 5)),
+    ("mexican_train", "Mexican Train: personal trains from an engine double, a public train, markers; lowest pips "
+     "over a match", tuple(range(2, 9))),
 )
 for _id, _summary, _counts in _FAMILY:
     register(Game(id=_id, versioned=f"{_id}_v0", summary=_summary, player_counts=_counts,
