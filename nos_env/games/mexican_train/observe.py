@@ -72,25 +72,22 @@ def encode(T, S, A, L, b, n, seat, obs, O, LOW, HIGH, scale):
     """mexican_train_encoding.encode for one table into obs (zeroed here), float32 or compact uint8."""
     o_hand, o_on_table, o_void, o_score = O[O_HAND], O[O_ON_TABLE], O[O_VOID], O[O_SCORE]
     tail_at, m1 = O[O_TAIL_AT], O[O_M1]
-    for i in range(obs.shape[0]):
-        obs[i] = 0
+    obs[:] = 0
     nt = LOW.shape[0]
     obs[O[O_NUM_PLAYERS] + n - 2] = 1
     to_move = T[b, T_TO_MOVE]
     if not T[b, T_DONE] and to_move == seat:
         obs[O[O_PHASE] + T[b, T_PHASE]] = 1
-    bit = 1 << seat
+    # Branch-free writes over every tile (the rows were zeroed; a store per slot is cheaper
+    # than a branch per tile).
     for t in range(nt):
         owner = L[b, t, L_OWNER]
-        if owner == seat:
-            obs[o_hand + t] = 1
-        elif owner < 0 and L[b, t, L_ARM] >= 0:
-            obs[o_on_table + t] = 1
-        v = np.int64(L[b, t, L_VOID]) & 0xFF
-        if v != 0:
-            for s in range(n):
-                if (v >> s) & 1:
-                    obs[o_void + _rel(s, seat, n) * nt + t] = 1
+        obs[o_hand + t] = owner == seat
+        obs[o_on_table + t] = (owner < 0) & (L[b, t, L_ARM] >= 0)
+    for s in range(n):
+        base = o_void + _rel(s, seat, n) * nt
+        for t in range(nt):
+            obs[base + t] = (np.int64(L[b, t, L_VOID]) >> s) & 1
     obs[O[O_SET_TILE] + T[b, T_ENGINE]] = 1
     arms = accessible(T, S, A, LOW, HIGH, b, n, seat)
     o_exists, o_open, o_count = O[O_ARM_EXISTS], O[O_ARM_OPEN], O[O_ARM_COUNT]
