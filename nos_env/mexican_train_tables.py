@@ -29,11 +29,6 @@ from .threads import ThreadChoice, resolve
 __all__ = ["MexicanTrainTables"]
 
 
-@njit(cache=True)
-def _mask_one(T, S, A, L, MASK, LEGAL, b, n, LOW, HIGH):
-    K.compute_mask(T, S, A, L, MASK, LEGAL, b, n, LOW, HIGH)
-
-
 class MexicanTrainTables(TablesBase):
     IDLE = K.IDLE
 
@@ -63,6 +58,9 @@ class MexicanTrainTables(TablesBase):
         self.LOW = tiles.LOW.astype(np.int64)
         self.HIGH = tiles.HIGH.astype(np.int64)
         self.DOUBLE_OF = tiles.DOUBLE_OF.astype(np.int64)
+        #: SUIT[v]: the tiles carrying number v, as a bit set of words
+        self.SUIT = np.array([tiles.to_words(sum(1 << t for t in range(tiles.num_tiles) if v in tiles.tiles[t]))
+                              for v in range(tiles.max_pip + 1)], np.uint64)
         self._O = offsets(self.rules)
         self._k = self.rules.hand_size
         self._rounds = self.rules.num_rounds
@@ -104,8 +102,9 @@ class MexicanTrainTables(TablesBase):
     def reset_tables(self, rows=None) -> None:
         """A new match at the given tables (all by default) from their streams."""
         rows = self.check_rows(rows)
-        K.reset_batch(self.T, self.S, self.A, self.L, self.BONE, self.R, self.MASK, self.LEGAL, self.num_players,
-                      self._k, self._rounds, self._first, self.LOW, self.HIGH, self.DOUBLE_OF, rows)
+        K.reset_batch(self.T, self.S, self.A, self.L, self.SSET, self.TSET, self.BONE, self.R, self.MASK, self.LEGAL,
+                      self.num_players, self._k, self._rounds, self._first, self.LOW, self.HIGH, self.SUIT,
+                      self.DOUBLE_OF, rows)
 
     # -------------------------------------------------------------- stepping
     def check_actions(self, actions, allow_idle: bool = False) -> np.ndarray:
@@ -144,10 +143,10 @@ class MexicanTrainTables(TablesBase):
         points, terminated, self.final_scores, current = self._out
         obs = self._obs_out if observe else self._no_obs
         self._threads.run("step+obs" if observe else "step", K.step_batch, K.step_batch_parallel,
-                          self.T, self.S, self.A, self.L, self.BONE, self.R, self.MASK, self.LEGAL, self.H, self.PEN,
-                          self.num_players, self._k, actions, self._rounds, self._first, self.LOW, self.HIGH,
-                          self.DOUBLE_OF, points, terminated, self.final_scores, current, obs, observe, self._O,
-                          self.score_scale, autoreset)
+                          self.T, self.S, self.A, self.L, self.SSET, self.TSET, self.BONE, self.R, self.MASK,
+                          self.LEGAL, self.H, self.PEN, self.num_players, self._k, actions, self._rounds, self._first,
+                          self.LOW, self.HIGH, self.SUIT, self.DOUBLE_OF, points, terminated, self.final_scores,
+                          current, obs, observe, self._O, self.score_scale, autoreset)
         return (obs if observe else None), points, terminated.view(np.bool_), current
 
     def _buffer(self, given, rows: int, name: str) -> np.ndarray:
@@ -171,15 +170,16 @@ class MexicanTrainTables(TablesBase):
         """Seat ``seats[b]``'s observation at every table b, [B, D] of observation_dtype."""
         seats = self._check_seats(seats, (self.num_tables,))
         out = self._buffer(out, self.num_tables, "out")
-        self._threads.run("observe", K.observe_batch, K.observe_batch_parallel, self.T, self.S, self.A, self.L,
-                          self.num_players, seats, out, self._O, self.LOW, self.HIGH, self.score_scale)
+        self._threads.run("observe", K.observe_batch, K.observe_batch_parallel, self.T, self.S, self.A, self.SSET,
+                          self.TSET, self.num_players, seats, out, self._O, self.LOW, self.HIGH, self.score_scale)
         return out
 
     def observe_rows(self, rows, seats, out=None) -> np.ndarray:
         rows = self.check_rows(rows)
         seats = self._check_seats(seats, rows.shape)
         out = self._buffer(out, len(rows), "out")
-        K.observe_batch(self.T[rows], self.S[rows], self.A[rows], self.L[rows], self.num_players, seats, out,
+        K.observe_batch(self.T[rows], self.S[rows], self.A[rows], self.SSET[rows], self.TSET[rows], self.num_players,
+                        seats, out,
                         self._O, self.LOW, self.HIGH, self.score_scale)
         return out
 
@@ -261,11 +261,12 @@ class MexicanTrainTables(TablesBase):
         n, k = self.num_players, self._k
         if any(len(h) != k for h in probe.hand.dealt):
             raise ValueError(f"load_deal takes hands of {k} tiles each ({n} players, {self.rules.tileset}, MT2)")
-        _load(self.T, self.S, self.A, self.L, self.BONE, self.MASK, self.LEGAL, b, n, k, self._rounds,
+        _load(self.T, self.S, self.A, self.L, self.SSET, self.TSET, self.BONE, self.MASK, self.LEGAL, b, n, k,
+              self._rounds,
               probe.hand.engine, int(probe.hand.engine_pip), probe.first_starter, probe.hand.starter, round_index,
               np.array([t for s in range(n) for t in _as_list(hands[s], self.rules)] + list(probe.hand.boneyard),
                        np.int64),
-              np.array(probe.scores, np.int64), self.LOW, self.HIGH)
+              np.array(probe.scores, np.int64), self.LOW, self.HIGH, self.SUIT)
 
     def deal_of(self, b: int) -> tuple[list[list[int]], list[int], int]:
         """Table b's current round as dealt: the hands, the boneyard (top first) and the starter."""
@@ -305,8 +306,8 @@ def _as_list(hand, rules):
 
 
 @njit(cache=True)
-def _load(T, S, A, L, BONE, MASK, LEGAL, b, n, k, rounds, engine, engine_pip, first, starter, index, order, scores,
-          LOW, HIGH):
+def _load(T, S, A, L, SSET, TSET, BONE, MASK, LEGAL, b, n, k, rounds, engine, engine_pip, first, starter, index, order,
+          scores, LOW, HIGH, SUIT):
     nt = LOW.shape[0]
     for i in range(order.shape[0]):
         BONE[b, i] = order[i]
@@ -327,5 +328,5 @@ def _load(T, S, A, L, BONE, MASK, LEGAL, b, n, k, rounds, engine, engine_pip, fi
         S[b, s, K.S_CHIPS] = scores[s] if s < n else 0
         S[b, s, K.S_CHIPS_EPISODE] = 0
         S[b, s, K.S_PENDING] = 0
-    _place_round(T, S, A, L, BONE, b, n, k, index, starter, LOW, HIGH)
-    K.compute_mask(T, S, A, L, MASK, LEGAL, b, n, LOW, HIGH)
+    _place_round(T, S, A, L, SSET, TSET, BONE, b, n, k, index, starter, LOW, HIGH)
+    K.compute_mask(T, S, A, SSET, MASK, LEGAL, b, n, LOW, HIGH, SUIT)

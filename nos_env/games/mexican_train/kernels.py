@@ -1,8 +1,11 @@
 """Mexican Train's rule kernels, read beside ``nos_env/family/mexican_train.py`` (same names, same order).
 
-Tile tables come in as arguments (``LOW``, ``HIGH``: int64 [N]), so one compiled kernel
-serves both tile sets. Trains are absolute arms (seat s's train is arm s, the Mexican
-train arm 8); actions name them by offset from the player to move (MT13).
+Tile tables come in as arguments (``LOW``, ``HIGH``: int64 [N]; ``SUIT``: uint64 [M+1, words],
+the tiles carrying each number as a bit set), so one compiled kernel serves both tile sets.
+Hands, void sets and the tiles on the table are bit sets (``state.py``): the legal plays walk
+a hand's bits, a blocked round or a stuck player's evidence is a few word operations.
+Trains are absolute arms (seat s's train is arm s, the Mexican train arm 8); actions name
+them by offset from the player to move (MT13).
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import numpy as np
 from numba import njit
 
 from ...kernels import core
+from ...kernels.bits import low_bit
 from ...kernels.core import INLINE
 from .state import (
     A_COUNT,
@@ -20,7 +24,6 @@ from .state import (
     L_ARM,
     L_OWNER,
     L_PLACER,
-    L_VOID,
     MEXICAN,
     NUM_ARMS,
     P_CONTINUING,
@@ -31,8 +34,10 @@ from .state import (
     S_CHIPS_EPISODE,
     S_CHIPS_HAND,
     S_COUNT,
+    S_HAND,
     S_MARKER,
     S_PENDING,
+    S_VOID,
     T_BLOCKED,
     T_BONE_END,
     T_BONE_TOP,
@@ -49,6 +54,7 @@ from .state import (
     T_MATCH_LO,
     T_NHIST,
     T_NLEGAL,
+    T_ON_TABLE,
     T_OWE,
     T_PHASE,
     T_ROUNDS,
@@ -120,17 +126,30 @@ def _ends_of(A, b, n, arms):
 
 
 @njit(**INLINE)
-def _double_follows(A, L, LOW, HIGH, b, n, p, t):
+def _suits(SUIT, numbers, w):
+    """Word w of the tiles carrying any number of the bit set ``numbers``."""
+    out = np.uint64(0)
+    for v in range(SUIT.shape[0]):
+        if (numbers >> v) & 1:
+            out |= SUIT[v, w]
+    return out
+
+
+@njit(**INLINE)
+def _double_follows(A, SSET, LOW, HIGH, SUIT, b, n, p, t):
     """MT8: after double t the player holds a tile (not t) fitting one of the unsatisfied doubles."""
     ends = _ends_of(A, b, n, _doubles(A, LOW, HIGH, b, n)) | (1 << LOW[t])
-    for u in range(LOW.shape[0]):
-        if u != t and L[b, u, L_OWNER] == p and (((ends >> LOW[u]) & 1) or ((ends >> HIGH[u]) & 1)):
+    for w in range(SSET.shape[3]):
+        hand = SSET[b, p, S_HAND, w]
+        if w == t >> 6:
+            hand &= ~(np.uint64(1) << np.uint64(t & 63))
+        if hand & _suits(SUIT, ends, w):
             return True
     return False
 
 
 @njit(**INLINE)
-def _add_plays(T, A, L, MASK, LEGAL, b, n, p, t, arms, count, LOW, HIGH, owe):
+def _add_plays(T, A, SSET, MASK, LEGAL, b, n, p, t, arms, count, LOW, HIGH, SUIT, owe):
     """Appends the legal plays of tile t (ascending train slot j: ids t*9 + j ascend)."""
     lo, hi = LOW[t], HIGH[t]
     for j in range(NUM_ARMS):
@@ -146,14 +165,14 @@ def _add_plays(T, A, L, MASK, LEGAL, b, n, p, t, arms, count, LOW, HIGH, owe):
         e = A[b, k, A_OPEN]
         if lo != e and hi != e:
             continue
-        if owe == OWE_SECOND and lo == hi and not _double_follows(A, L, LOW, HIGH, b, n, p, t):
+        if owe == OWE_SECOND and lo == hi and not _double_follows(A, SSET, LOW, HIGH, SUIT, b, n, p, t):
             continue  # MT8
         count = core.allow(MASK, LEGAL, b, count, t * NUM_ARMS + j)
     return count
 
 
 @njit(**INLINE)
-def compute_mask(T, S, A, L, MASK, LEGAL, b, n, LOW, HIGH):
+def compute_mask(T, S, A, SSET, MASK, LEGAL, b, n, LOW, HIGH, SUIT):
     """The legal actions, sorted: the plays (MT5-MT8), else DRAW, else PASS (MT6)."""
     for i in range(T[b, T_NLEGAL]):
         MASK[b, LEGAL[b, i]] = 0
@@ -165,11 +184,15 @@ def compute_mask(T, S, A, L, MASK, LEGAL, b, n, LOW, HIGH):
         owe = T[b, T_OWE]
         drawn = T[b, T_DRAWN]
         if drawn >= 0 and owe != OWE_THIRD:
-            count = _add_plays(T, A, L, MASK, LEGAL, b, n, p, drawn, arms, count, LOW, HIGH, owe)
+            count = _add_plays(T, A, SSET, MASK, LEGAL, b, n, p, drawn, arms, count, LOW, HIGH, SUIT, owe)
         else:
-            for t in range(nt):
-                if L[b, t, L_OWNER] == p:
-                    count = _add_plays(T, A, L, MASK, LEGAL, b, n, p, t, arms, count, LOW, HIGH, owe)
+            ends = _ends_of(A, b, n, arms)
+            for w in range(SSET.shape[3]):  # his tiles that carry an open number, in tile order
+                x = SSET[b, p, S_HAND, w] & _suits(SUIT, ends, w)
+                while x:
+                    t = 64 * w + low_bit(x)
+                    x &= x - np.uint64(1)
+                    count = _add_plays(T, A, SSET, MASK, LEGAL, b, n, p, t, arms, count, LOW, HIGH, SUIT, owe)
         if count == 0:
             if owe != OWE_THIRD and drawn < 0 and T[b, T_BONE_TOP] < T[b, T_BONE_END]:
                 count = core.allow(MASK, LEGAL, b, count, 10 * nt)
@@ -191,19 +214,16 @@ def _set_phase(T, b):
 
 
 @njit(**INLINE)
-def _stuck_void(T, S, A, L, LOW, HIGH, b, n, p, replace):
+def _stuck_void(T, S, A, SSET, LOW, HIGH, SUIT, b, n, p, replace):
     """MT12: F = the tiles fitting a train p may play on now; a draw sets void[p] = F, a pass adds F."""
     ends = _ends_of(A, b, n, accessible(T, S, A, LOW, HIGH, b, n, p))
-    bit = np.int8(1 << p) if p < 7 else np.int8(-128)
-    for t in range(LOW.shape[0]):
-        if ((ends >> LOW[t]) & 1) or ((ends >> HIGH[t]) & 1):
-            L[b, t, L_VOID] |= bit
-        elif replace:
-            L[b, t, L_VOID] &= ~bit
+    for w in range(SSET.shape[3]):
+        f = _suits(SUIT, ends, w)
+        SSET[b, p, S_VOID, w] = f if replace else SSET[b, p, S_VOID, w] | f
 
 
 @njit(**INLINE)
-def is_blocked(T, A, L, LOW, HIGH, b, n):
+def is_blocked(T, A, SSET, LOW, HIGH, SUIT, b, n):
     """MT10: an empty boneyard and no hand holding a tile that fits the unsatisfied double, or
     (none) any train's open number."""
     if T[b, T_BONE_TOP] < T[b, T_BONE_END]:
@@ -212,15 +232,33 @@ def is_blocked(T, A, L, LOW, HIGH, b, n):
     if doubles == 0:
         doubles = (1 << MEXICAN) | ((1 << n) - 1)
     ends = _ends_of(A, b, n, doubles)
-    for t in range(LOW.shape[0]):
-        if L[b, t, L_OWNER] >= 0 and (((ends >> LOW[t]) & 1) or ((ends >> HIGH[t]) & 1)):
-            return False
+    for w in range(SSET.shape[3]):
+        f = _suits(SUIT, ends, w)
+        for s in range(n):
+            if SSET[b, s, S_HAND, w] & f:
+                return False
     return True
+
+
+# ------------------------------------------------------------------ bit sets
+@njit(**INLINE)
+def _add_bit(TSET, b, which, t):
+    TSET[b, which, t >> 6] |= np.uint64(1) << np.uint64(t & 63)
+
+
+@njit(**INLINE)
+def _hand_add(SSET, b, s, t):
+    SSET[b, s, S_HAND, t >> 6] |= np.uint64(1) << np.uint64(t & 63)
+
+
+@njit(**INLINE)
+def _hand_remove(SSET, b, s, t):
+    SSET[b, s, S_HAND, t >> 6] &= ~(np.uint64(1) << np.uint64(t & 63))
 
 
 # ------------------------------------------------------------------ rounds
 @njit(**INLINE)
-def _place_round(T, S, A, L, BONE, b, n, k, index, starter, LOW, HIGH):
+def _place_round(T, S, A, L, SSET, TSET, BONE, b, n, k, index, starter, LOW, HIGH):
     """A dealt round (BONE holds the order): hands, trains, markers, the starter to move."""
     nt = LOW.shape[0]
     engine = T[b, T_ENGINE]
@@ -228,8 +266,13 @@ def _place_round(T, S, A, L, BONE, b, n, k, index, starter, LOW, HIGH):
         L[b, t, L_OWNER] = -1
         L[b, t, L_PLACER] = -1
         L[b, t, L_ARM] = -1
-        L[b, t, L_VOID] = 0
     L[b, engine, L_ARM] = ENGINE_ARM
+    for w in range(SSET.shape[3]):
+        TSET[b, T_ON_TABLE, w] = 0
+        for s in range(S.shape[1]):
+            SSET[b, s, S_HAND, w] = 0
+            SSET[b, s, S_VOID, w] = 0
+    _add_bit(TSET, b, T_ON_TABLE, engine)
     for s in range(S.shape[1]):
         S[b, s, S_COUNT] = 0
         S[b, s, S_MARKER] = 0
@@ -237,7 +280,9 @@ def _place_round(T, S, A, L, BONE, b, n, k, index, starter, LOW, HIGH):
     for s in range(n):
         S[b, s, S_COUNT] = k
         for i in range(k):
-            L[b, BONE[b, s * k + i], L_OWNER] = s
+            t = BONE[b, s * k + i]
+            L[b, t, L_OWNER] = s
+            _hand_add(SSET, b, s, t)
     for arm in range(NUM_ARMS):
         A[b, arm, A_OPEN] = T[b, T_ENGINE_PIP]
         A[b, arm, A_COUNT] = 0
@@ -254,7 +299,7 @@ def _place_round(T, S, A, L, BONE, b, n, k, index, starter, LOW, HIGH):
 
 
 @njit(**INLINE)
-def deal_round(T, S, A, L, BONE, R, b, n, k, index, first_seat, LOW, HIGH, DOUBLE_OF):
+def deal_round(T, S, A, L, SSET, TSET, BONE, R, b, n, k, index, first_seat, LOW, HIGH, DOUBLE_OF):
     """MT3: the shuffle of the tiles but the engine, then (round 0) the first starter."""
     state = R[b]
     T[b, T_DEAL_LO] = np.int32(np.uint32(state & np.uint64(0xFFFFFFFF)))
@@ -280,11 +325,11 @@ def deal_round(T, S, A, L, BONE, R, b, n, k, index, first_seat, LOW, HIGH, DOUBL
     if index == 0:
         T[b, T_FIRST] = first_seat if first_seat >= 0 else core.below(R, b, n)
     starter = core.after(T[b, T_FIRST], index % n, n)
-    _place_round(T, S, A, L, BONE, b, n, k, index, starter, LOW, HIGH)
+    _place_round(T, S, A, L, SSET, TSET, BONE, b, n, k, index, starter, LOW, HIGH)
 
 
 @njit(**INLINE)
-def new_episode(T, S, A, L, BONE, R, b, n, k, rounds, first_seat, LOW, HIGH, DOUBLE_OF):
+def new_episode(T, S, A, L, SSET, TSET, BONE, R, b, n, k, rounds, first_seat, LOW, HIGH, DOUBLE_OF):
     """A new match from the table's stream (mexican_train.py's docstring)."""
     state = R[b]
     T[b, T_MATCH_LO] = np.int32(np.uint32(state & np.uint64(0xFFFFFFFF)))
@@ -297,11 +342,11 @@ def new_episode(T, S, A, L, BONE, R, b, n, k, rounds, first_seat, LOW, HIGH, DOU
     T[b, T_DONE] = 0
     T[b, T_WINNER] = -1
     T[b, T_ROUNDS] = rounds
-    deal_round(T, S, A, L, BONE, R, b, n, k, 0, first_seat, LOW, HIGH, DOUBLE_OF)
+    deal_round(T, S, A, L, SSET, TSET, BONE, R, b, n, k, 0, first_seat, LOW, HIGH, DOUBLE_OF)
 
 
 @njit(**INLINE)
-def _end_round(T, S, A, L, BONE, R, b, n, k, LOW, HIGH, DOUBLE_OF):
+def _end_round(T, S, A, L, SSET, TSET, BONE, R, b, n, k, LOW, HIGH, DOUBLE_OF):
     """MT11: minus the pips left; then the next round (same step) or the match's end."""
     for t in range(LOW.shape[0]):
         s = L[b, t, L_OWNER]
@@ -309,7 +354,7 @@ def _end_round(T, S, A, L, BONE, R, b, n, k, LOW, HIGH, DOUBLE_OF):
             S[b, s, S_CHIPS] -= LOW[t] + HIGH[t]
     index = T[b, T_HAND_INDEX]
     if index + 1 < T[b, T_ROUNDS]:
-        deal_round(T, S, A, L, BONE, R, b, n, k, index + 1, -1, LOW, HIGH, DOUBLE_OF)
+        deal_round(T, S, A, L, SSET, TSET, BONE, R, b, n, k, index + 1, -1, LOW, HIGH, DOUBLE_OF)
         return
     T[b, T_DONE] = 1
     T[b, T_TO_MOVE] = -1
@@ -326,18 +371,20 @@ def _end_round(T, S, A, L, BONE, R, b, n, k, LOW, HIGH, DOUBLE_OF):
 
 
 @njit(**INLINE)
-def _end_turn(T, S, A, L, BONE, R, b, n, k, LOW, HIGH, DOUBLE_OF):
+def _end_turn(T, S, A, L, SSET, TSET, BONE, R, b, n, k, LOW, HIGH, SUIT, DOUBLE_OF):
     T[b, T_OWE] = OWE_NONE
     T[b, T_DRAWN] = -1
     T[b, T_TO_MOVE] = core.after(T[b, T_TO_MOVE], 1, n)
-    if is_blocked(T, A, L, LOW, HIGH, b, n):  # MT10: checked when a turn ends
+    if is_blocked(T, A, SSET, LOW, HIGH, SUIT, b, n):  # MT10: checked when a turn ends
         T[b, T_BLOCKED] = 1
-        _end_round(T, S, A, L, BONE, R, b, n, k, LOW, HIGH, DOUBLE_OF)
+        _end_round(T, S, A, L, SSET, TSET, BONE, R, b, n, k, LOW, HIGH, DOUBLE_OF)
 
 
 @njit(**INLINE)
-def _play(T, S, A, L, BONE, R, b, n, k, p, t, arm, LOW, HIGH, DOUBLE_OF):
+def _play(T, S, A, L, SSET, TSET, BONE, R, b, n, k, p, t, arm, LOW, HIGH, SUIT, DOUBLE_OF):
     L[b, t, L_OWNER] = -1
+    _hand_remove(SSET, b, p, t)
+    _add_bit(TSET, b, T_ON_TABLE, t)
     S[b, p, S_COUNT] -= 1
     e = A[b, arm, A_OPEN]
     A[b, arm, A_OPEN] = HIGH[t] if LOW[t] == e else LOW[t]
@@ -349,17 +396,17 @@ def _play(T, S, A, L, BONE, R, b, n, k, p, t, arm, LOW, HIGH, DOUBLE_OF):
         S[b, p, S_MARKER] = 0  # MT6
     T[b, T_DRAWN] = -1
     if S[b, p, S_COUNT] == 0:  # MT10: out, at once
-        _end_round(T, S, A, L, BONE, R, b, n, k, LOW, HIGH, DOUBLE_OF)
+        _end_round(T, S, A, L, SSET, TSET, BONE, R, b, n, k, LOW, HIGH, DOUBLE_OF)
         return
     owe = T[b, T_OWE]
     if LOW[t] == HIGH[t] and owe != OWE_THIRD:
         T[b, T_OWE] = OWE_SECOND if owe == OWE_NONE else OWE_THIRD  # MT7, MT8
     else:
-        _end_turn(T, S, A, L, BONE, R, b, n, k, LOW, HIGH, DOUBLE_OF)
+        _end_turn(T, S, A, L, SSET, TSET, BONE, R, b, n, k, LOW, HIGH, SUIT, DOUBLE_OF)
 
 
 @njit(**INLINE)
-def apply_action(T, S, A, L, BONE, R, b, n, k, a, LOW, HIGH, DOUBLE_OF):
+def apply_action(T, S, A, L, SSET, TSET, BONE, R, b, n, k, a, LOW, HIGH, SUIT, DOUBLE_OF):
     """A legal decision: PLAY(t, train slot j), DRAW or PASS (k: the deal's hand size)."""
     nt = LOW.shape[0]
     p = T[b, T_TO_MOVE]
@@ -370,17 +417,18 @@ def apply_action(T, S, A, L, BONE, R, b, n, k, a, LOW, HIGH, DOUBLE_OF):
             arm = MEXICAN
         else:
             arm = core.after(p, j, n)
-        _play(T, S, A, L, BONE, R, b, n, k, p, t, arm, LOW, HIGH, DOUBLE_OF)
+        _play(T, S, A, L, SSET, TSET, BONE, R, b, n, k, p, t, arm, LOW, HIGH, SUIT, DOUBLE_OF)
     elif a == 10 * nt:  # DRAW
-        _stuck_void(T, S, A, L, LOW, HIGH, b, n, p, True)
+        _stuck_void(T, S, A, SSET, LOW, HIGH, SUIT, b, n, p, True)
         top = T[b, T_BONE_TOP]
         t = BONE[b, top]
         T[b, T_BONE_TOP] = top + 1
         L[b, t, L_OWNER] = p
+        _hand_add(SSET, b, p, t)
         S[b, p, S_COUNT] += 1
         T[b, T_DRAWN] = t
     else:  # PASS
-        _stuck_void(T, S, A, L, LOW, HIGH, b, n, p, False)
+        _stuck_void(T, S, A, SSET, LOW, HIGH, SUIT, b, n, p, False)
         S[b, p, S_MARKER] = 1
-        _end_turn(T, S, A, L, BONE, R, b, n, k, LOW, HIGH, DOUBLE_OF)
+        _end_turn(T, S, A, L, SSET, TSET, BONE, R, b, n, k, LOW, HIGH, SUIT, DOUBLE_OF)
     _set_phase(T, b)

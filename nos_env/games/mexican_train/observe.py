@@ -17,19 +17,19 @@ from .kernels import accessible, ends_in_double
 from .state import (
     A_COUNT,
     A_OPEN,
-    L_OWNER,
-    L_ARM,
-    L_VOID,
     MAX_SEATS,
     MEXICAN,
     S_CHIPS,
     S_COUNT,
+    S_HAND,
+    S_VOID,
     S_MARKER,
     T_BONE_END,
     T_BONE_TOP,
     T_DONE,
     T_ENGINE,
     T_HANDS_LEFT,
+    T_ON_TABLE,
     T_PHASE,
     T_TO_MOVE,
 )
@@ -68,7 +68,7 @@ def _put_score_typed(obs, slot, k, value, scale, tail_at):
 
 
 @njit(**KERNEL)
-def encode(T, S, A, L, b, n, seat, obs, O, LOW, HIGH, scale):
+def encode(T, S, A, SSET, TSET, b, n, seat, obs, O, LOW, HIGH, scale):
     """mexican_train_encoding.encode for one table into obs (zeroed here), float32 or compact uint8."""
     o_hand, o_on_table, o_void, o_score = O[O_HAND], O[O_ON_TABLE], O[O_VOID], O[O_SCORE]
     tail_at, m1 = O[O_TAIL_AT], O[O_M1]
@@ -78,16 +78,18 @@ def encode(T, S, A, L, b, n, seat, obs, O, LOW, HIGH, scale):
     to_move = T[b, T_TO_MOVE]
     if not T[b, T_DONE] and to_move == seat:
         obs[O[O_PHASE] + T[b, T_PHASE]] = 1
-    # Branch-free writes over every tile (the rows were zeroed; a store per slot is cheaper
-    # than a branch per tile).
-    for t in range(nt):
-        owner = L[b, t, L_OWNER]
-        obs[o_hand + t] = owner == seat
-        obs[o_on_table + t] = (owner < 0) & (L[b, t, L_ARM] >= 0)
-    for s in range(n):
-        base = o_void + _rel(s, seat, n) * nt
-        for t in range(nt):
-            obs[base + t] = (np.int64(L[b, t, L_VOID]) >> s) & 1
+    # The bit sets written bit by bit, branch-free (a store per slot is cheaper than a branch).
+    for w in range(SSET.shape[3]):
+        hand, on = SSET[b, seat, S_HAND, w], TSET[b, T_ON_TABLE, w]
+        for i in range(min(64, nt - 64 * w)):
+            sh = np.uint64(i)
+            obs[o_hand + 64 * w + i] = (hand >> sh) & np.uint64(1)
+            obs[o_on_table + 64 * w + i] = (on >> sh) & np.uint64(1)
+        for s in range(n):
+            base = o_void + _rel(s, seat, n) * nt + 64 * w
+            void = SSET[b, s, S_VOID, w]
+            for i in range(min(64, nt - 64 * w)):
+                obs[base + i] = (void >> np.uint64(i)) & np.uint64(1)
     obs[O[O_SET_TILE] + T[b, T_ENGINE]] = 1
     arms = accessible(T, S, A, LOW, HIGH, b, n, seat)
     o_exists, o_open, o_count = O[O_ARM_EXISTS], O[O_ARM_OPEN], O[O_ARM_COUNT]

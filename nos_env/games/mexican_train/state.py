@@ -1,20 +1,21 @@
 """Mexican Train's state on the kernel library's schema (``nos_env/kernels/schema.py``).
 
 One schema per tile set (double-twelve, double-nine) with the same column numbers, so one
-compiled set of kernels serves both (neither set fits an int32: the common HAND/DEALT sets
-live in ``SSET`` and are not used; a hand is the tiles whose ``L_OWNER`` is the seat).
+compiled set of kernels serves both (neither set fits an int32: tile sets live in ``SSET``
+and ``TSET``, 2 words for double-twelve, 1 for double-nine).
 
 - ``T``: the round's engine tile and number, the match's first starter, this round's
   starter, what the player to move owes (MT7/MT8: 0 nothing, 1 a second tile, 2 a third),
   the tile drawn in the current obligation (-1 none), the match winner (-1 none), whether
   the round ended blocked, the random state at the match's start and at this round's deal
   (two 32-bit halves each, for ``reference_game``), the rounds of the match;
-- ``S``: hand size, marker (MT6);
+- ``S``: hand size, marker (MT6); ``SSET``: each seat's hand and its public void tiles
+  (MT12) as bit sets of ``TileSet.words`` uint64 words (DEALT unused); ``TSET``: the tiles on
+  the table, the engine included;
 - ``A``: 9 trains by absolute arm (seat s's train is arm s, the Mexican train arm 8): open
   number, tile count, last tile (-1 while empty);
 - ``L`` (int8): the seat holding the tile (-1: none), who placed it (-1), its train (-1; 9
-  the engine), the public void seats as a bit set (bit s: seat s is known not to hold it,
-  MT12).
+  the engine).
 
 ``BONE`` holds the round's deal order (the shuffle of the N - 1 tiles but the engine; the
 hands are its first n*k entries); the boneyard is ``BONE[T_BONE_TOP:T_BONE_END]``.
@@ -35,8 +36,10 @@ _COMMON = dict(
     table=("ENGINE", "ENGINE_PIP", "FIRST", "STARTER", "OWE", "DRAWN", "WINNER", "BLOCKED", "MATCH_LO", "MATCH_HI",
            "DEAL_LO", "DEAL_HI", "ROUNDS"),
     seat=("COUNT", "MARKER"),
+    table_sets=("ON_TABLE",),
+    seat_sets=("VOID",),
     arm=("OPEN", "COUNT", "LAST"),
-    tile=("OWNER", "PLACER", "ARM", "VOID"),
+    tile=("OWNER", "PLACER", "ARM"),
 )
 SCHEMAS = {
     "double_twelve": Schema("mexican_train", DOUBLE_TWELVE, num_actions=10 * 91 + 2, **_COMMON),
