@@ -268,6 +268,42 @@ class MexicanTrainTables(TablesBase):
                        np.int64),
               np.array(probe.scores, np.int64), self.LOW, self.HIGH, self.SUIT)
 
+    def set_hidden(self, b: int, hands, boneyard) -> None:
+        """For search: table b's hidden tiles replaced by a sample. ``hands[s]`` (tile indices) for
+        every seat, the seat to move's hand unchanged, every other hand of its current size, the
+        boneyard (top first) of its current size; with the tiles on the table they must be the
+        whole set. Checked first: a bad sample changes nothing. (``reference_game`` reads the
+        deal, so it no longer describes a table changed here.)"""
+        b = self.check_table(b)
+        n, N = self.num_players, self.rules.num_tiles
+        mover = int(self.T[b, K.T_TO_MOVE])
+        if mover < 0:
+            raise ValueError(f"table {b}'s match is over: nothing is hidden")
+        try:
+            hands = [sorted(int(t) for t in h) for h in hands]
+            boneyard = [int(t) for t in boneyard]
+        except (TypeError, ValueError):
+            raise ValueError("hands must be one list of tile indices per seat and boneyard a list of tile indices")
+        tiles = self.rules.tiles
+        now = [[t for t in range(N) if self.L[b, t, K.L_OWNER] == s] for s in range(n)]
+        table = tiles.tiles_of(tiles.from_words(self.TSET[b, K.T_ON_TABLE]))
+        top, end = int(self.T[b, K.T_BONE_TOP]), int(self.T[b, K.T_BONE_END])
+        if len(hands) != n or any(len(hands[s]) != len(now[s]) for s in range(n)) or len(boneyard) != end - top:
+            raise ValueError(f"set_hidden needs {n} hands of sizes {[len(h) for h in now]} and a boneyard of "
+                             f"{end - top} tiles")
+        if hands[mover] != now[mover]:
+            raise ValueError(f"the hand of seat {mover} (to move) must stay {now[mover]}")
+        if sorted([t for h in hands for t in h] + boneyard + [tiles.index[x] for x in table]) != list(range(N)):
+            raise ValueError(f"the hands, the boneyard and the {len(table)} tiles on the table must hold every "
+                             f"tile 0..{N - 1} exactly once")
+        for s in range(n):
+            self.SSET[b, s, K.S_HAND] = tiles.to_words(sum(1 << t for t in hands[s]))
+            for t in hands[s]:
+                self.L[b, t, K.L_OWNER] = s
+        for t in boneyard:
+            self.L[b, t, K.L_OWNER] = -1
+        self.BONE[b, top:end] = boneyard
+
     def deal_of(self, b: int) -> tuple[list[list[int]], list[int], int]:
         """Table b's current round as dealt: the hands, the boneyard (top first) and the starter."""
         b = self.check_table(b)

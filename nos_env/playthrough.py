@@ -188,19 +188,25 @@ def family_specs() -> list[tuple[str, str, dict]]:
     specs = []
     for game in FAMILY_RECORD_ON_REFERENCE:
         rules = rules_for(game, None, {})
+        # one hand: Mexican Train has no target score, its episode is a number of rounds (MT1)
+        one_hand = {"rounds": 1} if game == "mexican_train" else {"target_score": None}
         for n in game_info(game).player_counts:
-            specs.append((f"{game}_{n}p", game, {"num_players": n, "target_score": None}))
+            specs.append((f"{game}_{n}p", game, {"num_players": n, **one_hand}))
         if rules.target_score is not None:
             specs.append((f"{game}_match", game, {}))
+        if game == "mexican_train":  # a match of two rounds on double-nine: the round change, small files
+            specs.append((f"{game}_match", game, {"tileset": "double_nine", "rounds": 2}))
         defaults = rules.options()
         for name in defaults:
             for value in FAMILY_VARIANTS.get(name, ()):
                 params = {name: value}
-                if name == "first_seat" and defaults.get("opening") != "free":
+                if name == "first_seat" and defaults.get("opening") != "free" and game != "mexican_train":
                     params["opening"] = "free"
                 if name == "team_out":
                     params["teams"] = True
-                if name != "target_score":
+                if game == "mexican_train":
+                    params.update(one_hand)
+                elif name != "target_score":
                     params["target_score"] = None
                 if value == defaults[name] or not _accepted(game, params):
                     continue

@@ -54,8 +54,11 @@ class FamilySearchAgent(Agent):
         self.rollouts, self.min_rollouts, self.max_batch = int(rollouts), int(min_rollouts), int(max_batch)
         self.margin = float(margin)
         base = 0 if seed is None else seed
-        self.policy = FamilyGreedyAgent(rules, seed=base + 7919)  # plays every seat of the rollouts
-        self.prior = FamilyGreedyAgent(rules, seed=base + 15485863) if prior == "greedy" else None
+        greedy = FamilyGreedyAgent
+        if rules.game == "mexican_train":  # its own Greedy; rollouts end with the round (below)
+            from .mexican_train import MexicanTrainGreedyAgent as greedy
+        self.policy = greedy(rules, seed=base + 7919)  # plays every seat of the rollouts
+        self.prior = greedy(rules, seed=base + 15485863) if prior == "greedy" else None
         self._scratch: dict = {}
         self.last_search: dict | None = None
 
@@ -124,11 +127,16 @@ class FamilySearchAgent(Agent):
         gained = np.zeros((rows, n), np.int64)
         done = np.zeros(rows, bool)
         actions = np.tile(candidates.astype(np.int64), k)
+        # Mexican Train: a round's end deals the next round from the real table's stream, which
+        # no seat knows; its rollouts stop with the round (the round's points included).
+        round_end = np.asarray(tables.hand_number).copy() if self.rules.game == "mexican_train" else None
         for _ in range(MAX_ROLLOUT_STEPS):
             _, points, terminated, current = tables.step(actions, observe=False, autoreset=False,
                                                          allow_idle=True)
             gained[~done] += np.asarray(points)[~done, :n]
             done |= np.asarray(terminated, bool)
+            if round_end is not None:
+                done |= np.asarray(tables.hand_number) != round_end
             if done.all():
                 break
             live = np.flatnonzero(~done)
