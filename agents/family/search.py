@@ -54,8 +54,11 @@ class FamilySearchAgent(Agent):
         self.rollouts, self.min_rollouts, self.max_batch = int(rollouts), int(min_rollouts), int(max_batch)
         self.margin = float(margin)
         base = 0 if seed is None else seed
-        self.policy = FamilyGreedyAgent(rules, seed=base + 7919)  # plays every seat of the rollouts
-        self.prior = FamilyGreedyAgent(rules, seed=base + 15485863) if prior == "greedy" else None
+        greedy = FamilyGreedyAgent
+        if rules.game == "mexican_train":  # its own Greedy; rollouts end with the round (below)
+            from .mexican_train import MexicanTrainGreedyAgent as greedy
+        self.policy = greedy(rules, seed=base + 7919)  # plays every seat of the rollouts
+        self.prior = greedy(rules, seed=base + 15485863) if prior == "greedy" else None
         self._scratch: dict = {}
         self.last_search: dict | None = None
 
@@ -124,9 +127,10 @@ class FamilySearchAgent(Agent):
         gained = np.zeros((rows, n), np.int64)
         done = np.zeros(rows, bool)
         actions = np.tile(candidates.astype(np.int64), k)
-        # Chickenfoot's episode is a match of hands (CK13): a rollout ends with the hand, whose
-        # end (the penalties, in the step's points) is where the candidates differ.
-        by_hand = self.rules.game == "chickenfoot"
+        # Chickenfoot and Mexican Train: an episode is a match of hands (rounds), and a hand's end
+        # deals the next from the real table's stream, which no seat knows: a rollout stops with
+        # the hand, its penalties (in the step's points) included (CK13, MT1).
+        by_hand = self.rules.game in ("chickenfoot", "mexican_train")
         hand_at_start = np.asarray(tables.hand_number).copy() if by_hand else None
         for _ in range(MAX_ROLLOUT_STEPS):
             _, points, terminated, current = tables.step(actions, observe=False, autoreset=False,
