@@ -58,7 +58,8 @@ def is_family_tables(tables) -> bool:
     import sys
 
     for module_name, class_name in (("nos_env.family_tables", "FamilyTables"), ("nos_env.blind_tables", "BlindTables"),
-                                    ("nos_env.chickenfoot_tables", "ChickenfootTables")):
+                                    ("nos_env.chickenfoot_tables", "ChickenfootTables"),
+                                    ("nos_env.mexican_train_tables", "MexicanTrainTables")):
         module = sys.modules.get(module_name)
         if module is not None and isinstance(tables, getattr(module, class_name)):
             return True

@@ -454,13 +454,19 @@ def _options_text(options: dict) -> str:
 
 def family_options(game: str, options: dict | None) -> dict:
     """A family game's table options for a tournament: ``options`` with ``target_score`` None
-    (one hand per episode, so results are points per hand) unless given."""
+    (one hand per episode, so results are points per hand) unless given; Chickenfoot's
+    ``match`` is ``"one_hand"`` unless given."""
     from .family.games import check_game
 
     if check_game(game) == "nos":
         raise ValueError("nos is not a family game")
     options = dict(options or {})
-    options.setdefault("target_score", None)
+    if game == "mexican_train":  # no target score: a match is a number of rounds (MT1); one round per deal
+        options.setdefault("rounds", 1)
+    else:
+        options.setdefault("target_score", None)
+    if game == "chickenfoot":  # it counts hands, not points (CK13): one hand unless a match is asked for
+        options.setdefault("match", "one_hand")
     return options
 
 

@@ -7,6 +7,7 @@ when the environments are there, through ``nos_env.vector_env(game=...)`` with i
 
     python benchmarks/bench_family.py [--tables 4096] [--steps 200] [--threads auto] [--games draw all_fives]
     python benchmarks/bench_family.py --games draw chickenfoot --vector   # issue 16's figure and its ratio
+    python benchmarks/bench_family.py --games draw mexican_train --vector   (any family game by id)
 
 The machine is shared and noisy: compare figures of the same run.
 """
@@ -18,13 +19,15 @@ import time
 
 import numpy as np
 
-from nos_env.family.rules import GAMES, player_counts
+from nos_env.family.rules import GAMES
 from nos_env.family_backends import tables_class
+from nos_env.registry import game_info
 from nos_env.rng import seed_state
 
 
 def players_of(game: str) -> int:
-    return 4 if 4 in player_counts(game) else player_counts(game)[0]
+    counts = game_info(game).player_counts  # any family game (Blind, Mexican Train too)
+    return 4 if 4 in counts else counts[0]
 
 
 def bench_tables(game: str, B: int, steps: int, threads, dtype: str = "uint8") -> tuple[float, float]:

@@ -18,6 +18,7 @@ import numpy as np
 
 BLIND = "blind"
 CHICKENFOOT = "chickenfoot"
+MEXICAN_TRAIN = "mexican_train"
 
 
 def rules_for(game: str, num_players: int | None, options: dict):
@@ -30,6 +31,10 @@ def rules_for(game: str, num_players: int | None, options: dict):
         from .family import chickenfoot
 
         return chickenfoot.make_rules(CHICKENFOOT, num_players, **options)
+    if game == MEXICAN_TRAIN:
+        from .family import mexican_train
+
+        return mexican_train.make_rules(MEXICAN_TRAIN, num_players, **options)
     from .family import rules
 
     return rules.make_rules(game, num_players, **options)
@@ -47,6 +52,10 @@ def new_engine(game: str, rules, seed: int = 0):
         from .family.chickenfoot import ChickenfootGame
 
         return ChickenfootGame(rules, seed)
+    if game == MEXICAN_TRAIN:
+        from .family import mexican_train
+
+        return mexican_train.MexicanTrainGame(rules, seed)
     from .family.engine import FamilyGame
 
     return FamilyGame(rules, seed)
@@ -58,6 +67,8 @@ def tables_class(game: str):
         return importlib.import_module("nos_env.blind_tables").BlindTables
     if game == CHICKENFOOT:
         return importlib.import_module("nos_env.chickenfoot_tables").ChickenfootTables
+    if game == MEXICAN_TRAIN:
+        return importlib.import_module("nos_env.mexican_train_tables").MexicanTrainTables
     return importlib.import_module("nos_env.family_tables").FamilyTables
 
 
@@ -67,6 +78,8 @@ def encoding_module(game: str):
         return importlib.import_module("nos_env.family.blind_encoding")
     if game == CHICKENFOOT:
         return importlib.import_module("nos_env.family.chickenfoot_encoding")
+    if game == MEXICAN_TRAIN:
+        return importlib.import_module("nos_env.family.mexican_train_encoding")
     return importlib.import_module("nos_env.family.encoding")
 
 
@@ -86,8 +99,8 @@ def table_winners(tables, rows: np.ndarray) -> np.ndarray:
     team), read here so the "win" rewards need no rebuild of the game in the reference engine. ``tests/test_family_vector.py`` checks them against
     the reference engine's ``winner``.
     """
-    if getattr(tables.rules, "game", None) in (BLIND, CHICKENFOOT):
-        return np.asarray(tables.winner[rows], np.int64)  # BlindTables, ChickenfootTables name it
+    if getattr(tables.rules, "game", None) in (BLIND, CHICKENFOOT, MEXICAN_TRAIN):
+        return np.asarray(tables.winner[rows], np.int64)  # BlindTables, ChickenfootTables, MexicanTrainTables name it
     from .games.family.state import T_WINNER
 
     return np.asarray(tables.T[rows, T_WINNER], np.int64)

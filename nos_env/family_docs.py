@@ -47,6 +47,23 @@ SLICE_MEANINGS = {
     "set_aside": "how many tiles are set aside (BD2)",
 }
 
+#: Mexican Train's slices (nos_env/family/mexican_train_encoding.py has the full table).
+MEXICAN_TRAIN_MEANINGS = {
+    "phase": "one-hot: opening (never), play, drawn (has drawn, not played since), continuing (owes the tile after a double, MT7/MT8); all 0 when not his turn",
+    "on_table": "tiles on the table, the engine included",
+    "set_tile": "the round's engine double, one-hot",
+    "arm_exists": "train by seat offset (0 his own), the Mexican train last: its seat is at the table",
+    "arm_open": "each train's open number, one-hot (the engine's while empty)",
+    "arm_count": "tiles on each train",
+    "arm_playable": "the observer may play on it now (MT5, MT7)",
+    "arm_double_end": "it ends in an unsatisfied double (MT7)",
+    "arm_marked": "its owner's marker is out (MT6)",
+    "seat_void": "public evidence (MT12): tiles the seat is known not to hold",
+    "rounds_left": "rounds of the match after this one (MT1)",
+    "seat_score": "minus the seat's pip total (MT11) / score_scale",
+    "target": "always 0 (the match is a number of rounds, MT1)",
+}
+
 #: Where Blind's slices mean something else (nos_env/family/blind_encoding.py has the full table).
 BLIND_MEANINGS = {
     "phase": "one-hot: opening (never), play (the turn's first tile is up), drawn (never), continuing (he has played a tile this turn)",
@@ -97,7 +114,7 @@ copy_observations=False, num_threads=None, ...)` takes the same game options."""
 
 def _title(game: str) -> str:
     return {"fives_and_threes": "Fives and Threes", "double_nine_cross": "Double-Nine Cross",
-            "all_fives": "All Fives", "five_up": "Five Up"}.get(game, game.title())
+            "all_fives": "All Fives", "five_up": "Five Up", "mexican_train": "Mexican Train"}.get(game, game.title())
 
 
 def _cell(text: str) -> str:
@@ -118,6 +135,12 @@ def action_blocks(rules, encoding) -> list[tuple[str, str, str]]:
                 ("set", f"{p}-{p + n - 1}", "never legal: the set is the starter's first tile (BD4)"),
                 ("draw", str(encoding.draw_index(rules=rules)), "never legal: Blind has no drawing"),
                 ("pass", str(encoding.pass_index(rules=rules)), "decline the tile (only with `optional_play`, BD5)")]
+    if rules.game == "mexican_train":
+        return [("play", f"0-{p - 1}", "`tile*9 + train`: train 0 his own, 1..7 the train of the seat that many places "
+                                      "to his left, 8 the Mexican train (MT13)"),
+                ("set", f"{p}-{p + n - 1}", "never legal: the engine places itself (MT1)"),
+                ("draw", str(encoding.draw_index(rules=rules)), "draw one tile when nothing fits (MT6, MT7)"),
+                ("pass", str(encoding.pass_index(rules=rules)), "pass and put the marker on his train (MT6)")]
     if rules.matching == "seven":
         play = ("play", f"0-{p - 1}", f"`(tile*{a} + arm)*2 + side`: side 0 the tile's lower number faces outward, "
                                       "1 the higher (F6, MA3)")
@@ -133,6 +156,8 @@ def docstring(game: str) -> str:
         from .family import blind as R
     elif game == "chickenfoot":
         from .family import chickenfoot as R
+    elif game == "mexican_train":
+        from .family import mexican_train as R
     else:
         from .family import rules as R
     rules = rules_for(game, None, {})
@@ -177,9 +202,14 @@ def docstring(game: str) -> str:
               f"`(start, stop, shape)`.",
               "",
               "| slice | shape | meaning |", "|---|---|---|"]
-    meanings = dict(SLICE_MEANINGS, **{"blind": BLIND_MEANINGS, "chickenfoot": CHICKENFOOT_MEANINGS}.get(game, {}))
+    meanings = dict(SLICE_MEANINGS, **{"blind": BLIND_MEANINGS, "chickenfoot": CHICKENFOOT_MEANINGS,
+                                       "mexican_train": MEXICAN_TRAIN_MEANINGS}.get(game, {}))
     lines += [f"| {name} | {shape} | {_cell(meanings.get(name, ''))} |" for name, (_, _, shape) in layout.items()]
     lines += ["", "### Rewards", "", REWARDS_TEXT]
+    if game == "mexican_train":
+        lines += ["", "A step that ends a round pays every seat minus its pips left (MT11: lowest total wins), so "
+                  "rewards and scores are negative; an episode is the match of `rounds` rounds (`rounds=1`: one "
+                  "round)."]
     if game == "blind":
         lines += ["", "Blind is one hand: the winner (who empties his row, else the unique lowest count) "
                   "scores 1 (BD8)."]

@@ -174,6 +174,8 @@ def table_view(game_obj, game: str) -> TableView:
         return _blind_view(game_obj)
     if game == "chickenfoot":
         return _chickenfoot_view(game_obj)
+    if game == "mexican_train":
+        return _mexican_train_view(game_obj)
     from .family.encoding import action_parts, arm_name, describe
 
     rules = game_obj.rules
@@ -299,3 +301,47 @@ def _chickenfoot_view(g) -> TableView:
         scores=[int(s) for s in g.scores], target=None, to_move=None if g.done else int(g.to_move),
         hand_number=int(g.hand_number), done=bool(g.done), winner=g.winner, teams=False, last_actions=last,
         notes=notes)
+
+
+def _mexican_train_view(g) -> TableView:
+    """Mexican Train (``nos_env.family.mexican_train.MexicanTrainGame``): the engine, each seat's
+    train and the Mexican train from the engine outwards, markers and an unsatisfied double."""
+    from .family.mexican_train import MEXICAN
+
+    rules, h = g.rules, g.hand
+    ts = rules.tiles
+    on = {k: [] for k in h.arms()}
+    last = []
+    for event in h.history:
+        if event[0] == "play":
+            on[event[3]].append((event[2], event[1]))
+        last.append(f"seat {event[1]}: {event[0]}" + (f" {ts.tiles[event[2]][0]}-{ts.tiles[event[2]][1]} on "
+                                                       f"{'mexican' if event[3] == MEXICAN else f'train {event[3]}'}"
+                                                       if event[0] == "play" else ""))
+    playable = h.accessible(h.to_move) if h.to_move is not None else []
+    arms = []
+    for k in h.arms():
+        placed, current = [], h.engine_pip
+        for t, seat in on[k]:
+            a, b = ts.tiles[t]
+            outer = b if a == current else a
+            placed.append(Placed(int(t), int(current), int(outer), int(seat)))
+            current = outer
+        name = "mexican" if k == MEXICAN else f"train {k}"
+        arms.append(Arm(k, name, "the engine", tuple(placed), int(h.open_end[k]), k in playable and not g.done))
+    notes = [f"Round {h.index + 1} of {rules.num_rounds}, engine [{ts.tiles[h.engine][0]}-{ts.tiles[h.engine][1]}]"]
+    marked = [s for s in range(rules.num_players) if h.marker[s]]
+    if marked:
+        notes.append("Markers out: " + ", ".join(f"seat {s}" for s in marked))
+    doubles = [k for k in h.arms() if h.ends_in_double(k)]
+    if doubles:
+        notes.append("Unsatisfied double on " + ", ".join(arms[h.arms().index(k)].name for k in doubles))
+    if h.drawn is not None and h.to_move is not None:
+        notes.append(f"seat {h.to_move} has drawn this turn")
+    return TableView(
+        game="mexican_train", num_players=rules.num_players, max_pip=rules.max_pip, tiles=tuple(ts.tiles),
+        hands=[sorted(int(t) for t in hand) for hand in h.hands], boneyard=[int(t) for t in h.boneyard],
+        boneyard_drawable=len(h.boneyard), set_tile=int(h.engine), setter=int(h.starter), arms=arms,
+        scores=[int(s) for s in g.scores], target=None, to_move=None if g.done else g.to_move,
+        hand_number=int(g.hand_number), done=bool(g.done), winner=g.winner, teams=False,
+        last_actions=last[-LAST_ACTIONS:], notes=notes)

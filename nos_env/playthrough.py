@@ -154,7 +154,8 @@ def regenerate(directory: Path) -> list[Path]:
 #: Family games are recorded on the reference engine (the readable one); the check replays
 #: them on both.
 FAMILY_RECORD_ON_REFERENCE = ("block", "draw", "cross", "double_nine_cross", "matador", "all_fives",
-                              "fives_and_threes", "five_up", "bergen", "fours", "blind", "chickenfoot")
+                              "fives_and_threes", "five_up", "bergen", "fours", "blind", "chickenfoot",
+                              "mexican_train")
 #: A value other than the default for each family option (those a game's rules refuse are left out).
 FAMILY_VARIANTS = {
     "opening": ("highest_tile", "free", "highest_double", "lowest_tile"),
@@ -182,6 +183,8 @@ FAMILY_VARIANTS = {
 def one_hand(game: str) -> dict:
     """The parameters that make an episode of ``game`` one hand: Chickenfoot counts its hands
     (CK13), the other games have a target score."""
+    if game == "mexican_train":  # no target score: its episode is a number of rounds (MT1)
+        return {"rounds": 1}
     return {"match": "one_hand"} if game == "chickenfoot" else {"target_score": None}
 
 
@@ -199,16 +202,21 @@ def family_specs() -> list[tuple[str, str, dict]]:
             specs.append((f"{game}_{n}p", game, {"num_players": n, **one_hand(game)}))
         if rules.target_score is not None:
             specs.append((f"{game}_match", game, {}))
+        if game == "mexican_train":  # a match of two rounds on double-nine: the round change, small files
+            specs.append((f"{game}_match", game, {"tileset": "double_nine", "rounds": 2}))
         defaults = rules.options()
         for name in defaults:
             for value in FAMILY_VARIANTS.get(name, ()):
                 params = {name: value}
-                if name == "first_seat" and defaults.get("opening") != "free":
+                if name == "first_seat" and defaults.get("opening") != "free" and game != "mexican_train":
                     params["opening"] = "free"
                 if name == "team_out":
                     params["teams"] = True
-                for key, single in one_hand(game).items():
-                    params.setdefault(key, single)
+                if game == "mexican_train":
+                    params.update(one_hand(game))
+                else:
+                    for key, single in one_hand(game).items():
+                        params.setdefault(key, single)
                 if value == defaults[name] or not _accepted(game, params):
                     continue
                 specs.append((f"{game}_{name}_{str(value).lower()}", game, params))

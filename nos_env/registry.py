@@ -63,6 +63,8 @@ _FAMILY = (
     ("blind", "Blind: rows turned up one by one, nobody sees his own tiles", (2, 3, 4, 5)),
     ("chickenfoot", "Chickenfoot: six toes on the set double, three on every later one; pips are penalties",
      tuple(range(2, 9))),
+    ("mexican_train", "Mexican Train: personal trains from an engine double, a public train, markers; lowest pips "
+     "over a match", tuple(range(2, 9))),
 )
 for _id, _summary, _counts in _FAMILY:
     register(Game(id=_id, versioned=f"{_id}_v0", summary=_summary, player_counts=_counts,

@@ -145,7 +145,8 @@ def test_relative_links_in_the_markdown_files_resolve():
 RULES_DIR = ROOT / "docs" / "rules"
 #: decision prefix -> the page that owns it (family.md and the game pages of helper rules1)
 FAMILY_PAGES_RULES1 = {"F": "family", "BL": "block", "DR": "draw", "CR": "cross",
-                       "DN": "double_nine_cross", "BD": "blind"}
+                       "DN": "double_nine_cross", "BD": "blind", "CK": "chickenfoot",
+                       "MT": "mexican_train"}
 #: the rows every game page's summary table opens with, in this order
 SUMMARY_ROWS = ("players", "set", "hand size", "layout", "matching", "drawing", "scoring", "end", "default options")
 
@@ -179,7 +180,7 @@ def test_rules_pages_family_block_draw_cross_double_nine_cross_blind():
     unknown = []
     for path in sorted(RULES_DIR.glob("*.md")):
         for number, line in enumerate(path.read_text().splitlines(), 1):
-            for prefix, n in re.findall(r"\b(F|BL|DR|CR|DN|BD)(\d+)\b", line):
+            for prefix, n in re.findall(r"\b(F|BL|DR|CR|DN|BD|CK|MT)(\d+)\b", line):
                 if n not in defined[prefix]:
                     unknown.append(f"{path.name}:{number}: {prefix}{n}")
     assert not unknown, f"decisions cited but not on their page: {unknown}"

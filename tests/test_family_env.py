@@ -23,8 +23,10 @@ COUNTS = [(g, n) for g in FAMILY_GAMES for n in nos_env.game_info(g).player_coun
 
 
 def single_hand(game: str) -> dict:
-    """The option that makes an episode one hand (Blind is always one; Chickenfoot counts hands, CK13)."""
-    return {"blind": {}, "chickenfoot": {"match": "one_hand"}}.get(game, {"target_score": None})
+    """The option that makes an episode one hand (Blind is always one; Chickenfoot counts hands, CK13;
+    Mexican Train: one round)."""
+    return {"blind": {}, "chickenfoot": {"match": "one_hand"}, "mexican_train": {"rounds": 1}}.get(
+        game, {"target_score": None})
 
 
 @pytest.fixture(autouse=True)
@@ -63,7 +65,7 @@ def test_every_family_game_is_registered_with_the_pages_player_counts():
         info = nos_env.game_info(game)
         assert info.player_counts == R.player_counts(game)
         assert info.versioned == f"{game}_v0"
-    assert set(FAMILY_GAMES) - set(TEN) == {"blind", "chickenfoot"}
+    assert set(FAMILY_GAMES) - set(TEN) == {"blind", "chickenfoot", "mexican_train"}
     assert set(FAMILY_GAMES) <= set(nos_env.list_games())
 
 

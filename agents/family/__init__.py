@@ -25,6 +25,10 @@ def make_family_agent(name: str, rules, seed: int | None = 0, **kwargs):
             from .blind import BlindGreedyAgent
 
             return BlindGreedyAgent(rules, seed=seed)
+        if rules.game == "mexican_train":
+            from .mexican_train import MexicanTrainGreedyAgent
+
+            return MexicanTrainGreedyAgent(rules, seed=seed)
         return FamilyGreedyAgent(rules, seed=seed)
     if name == "search":
         if rules.game == "blind":  # the never-seen tiles' order is what it samples (BD3, BD7)

@@ -105,6 +105,10 @@ class FamilySearchAgent(Agent):
     # ------------------------------------------------- what a game of its own overrides (Blind)
     def _greedy(self, rules, seed):
         """The game's Greedy: the rollout policy and the prior."""
+        if rules.game == "mexican_train":  # its own Greedy; rollouts end with the round (below)
+            from .mexican_train import MexicanTrainGreedyAgent
+
+            return MexicanTrainGreedyAgent(rules, seed=seed)
         return FamilyGreedyAgent(rules, seed=seed)
 
     def _sampler(self, obs: np.ndarray):
@@ -138,9 +142,10 @@ class FamilySearchAgent(Agent):
         gained = np.zeros((rows, n), np.int64)
         done = np.zeros(rows, bool)
         actions = np.tile(candidates.astype(np.int64), k)
-        # Chickenfoot's episode is a match of hands (CK13): a rollout ends with the hand, whose
-        # end (the penalties, in the step's points) is where the candidates differ.
-        by_hand = self.rules.game == "chickenfoot"
+        # Chickenfoot and Mexican Train: an episode is a match of hands (rounds), and a hand's end
+        # deals the next from the real table's stream, which no seat knows: a rollout stops with
+        # the hand, its penalties (in the step's points) included (CK13, MT1).
+        by_hand = self.rules.game in ("chickenfoot", "mexican_train")
         hand_at_start = np.asarray(tables.hand_number).copy() if by_hand else None
         for _ in range(MAX_ROLLOUT_STEPS):
             _, points, terminated, current = tables.step(actions, observe=False, autoreset=False,

@@ -186,7 +186,7 @@ class ChickenfootHand:
         self.rules = rules
         self.number = number
         n = rules.num_players
-        self.hands = [list(h) for h in hands]
+        self.hands = [set(h) for h in hands]
         self.yard = list(yard)
         self.placer: dict[int, int] = {}
         self.tile_arm: dict[int, int] = {}
@@ -208,6 +208,15 @@ class ChickenfootHand:
         self.to_move = (setter + 1) % n
         self.penalties: list[int] | None = None
         self._check_end(setter)
+
+    @property
+    def boneyard(self) -> list[int]:
+        """The yard under the family's name (top first)."""
+        return self.yard
+
+    @boneyard.setter
+    def boneyard(self, tiles) -> None:
+        self.yard = list(tiles)
 
     @property
     def foot_left(self) -> int:
@@ -253,7 +262,7 @@ class ChickenfootHand:
         kind, t, k, _ = enc.action_parts(action, rules)
         if kind == "draw":  # CK8: one tile; CK15: stuck, so void = F
             self.void[p] = self.fitting_all()
-            self.hands[p].append(self.yard.pop(0))
+            self.hands[p].add(self.yard.pop(0))
             self.drawn = True
             self._check_end(p)
             return

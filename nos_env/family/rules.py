@@ -176,8 +176,15 @@ def _chickenfoot():
     return chickenfoot
 
 
+def _mexican_train():
+    """Mexican Train keeps its rules in its own module (nos_env/family/mexican_train.py, issue 16)."""
+    from . import mexican_train
+
+    return mexican_train
+
+
 #: games with their own rules module: id -> the function importing it
-_OWN = {"blind": _blind, "chickenfoot": _chickenfoot}
+_OWN = {"blind": _blind, "chickenfoot": _chickenfoot, "mexican_train": _mexican_train}
 
 
 def _check_game(game: object) -> str:
