@@ -5,8 +5,9 @@
 
 They play any seat of the fast engine, the tournament harness and the AEC
 environment (``agent.act(obs["observation"], obs["action_mask"])``). A policy
-trained with the Tactics hint computes the hint itself, from the observation
-alone, as the training environment did.
+trained with the Tactics hint (Nos) or with its game's Greedy hint (a family game, the
+policy's ``hint_source``) computes the hint itself, from the observation alone, as the
+training environment did.
 
 ``deterministic=True`` (the default, for evaluation) plays the most probable
 legal action; ``False`` samples from the policy with the agent's own seeded
@@ -36,7 +37,7 @@ import torch as th  # noqa: E402
 
 
 from .base import Agent, BatchContext, float_observations  # noqa: E402
-from .policy import NosPolicy, hint_size  # noqa: E402
+from .policy import NosPolicy, hint_agent, hint_size  # noqa: E402
 from .tactics import TacticsAgent  # noqa: E402
 
 #: Modules that held NosPolicy when older models were saved (a model pickles its policy's path).
@@ -51,8 +52,14 @@ class PolicyAgent(Agent):
         self.policy = policy
         self.policy.set_training_mode(False)
         self.deterministic = bool(deterministic)
-        self.hint = hint_size(policy.observation_space, policy.action_space)
-        self._tactics = TacticsAgent(seed=seed) if self.hint else None
+        source = getattr(policy, "hint_source", None)
+        self.hint = 1 if source is not None else hint_size(policy.observation_space, policy.action_space)
+        # The hint's agent: the family game's Greedy (hint_source), else Nos's Tactics.
+        self._hinter = None
+        if source is not None:
+            self._hinter = hint_agent(source, seed=seed)
+        elif self.hint:
+            self._hinter = TacticsAgent(seed=seed)
         if name:
             self.name = name
 
@@ -68,7 +75,7 @@ class PolicyAgent(Agent):
             raise ValueError(f"expected obs [B, {size}] and masks [B, {actions}] (the model's game), "
                              f"got {obs.shape} and {masks.shape}")
         if self.hint:
-            hinted = self._tactics.act_batch(obs, masks).astype(np.float32)
+            hinted = self._hinter.act_batch(obs, masks).astype(np.float32)
             obs = np.concatenate([obs, hinted[:, None]], axis=1)
         with th.no_grad():
             dist = self.policy.get_distribution(th.as_tensor(obs), action_masks=masks)

@@ -57,7 +57,8 @@ def is_family_tables(tables) -> bool:
     looked up only among modules already loaded, so Nos never imports them)."""
     import sys
 
-    for module_name, class_name in (("nos_env.family_tables", "FamilyTables"), ("nos_env.blind_tables", "BlindTables")):
+    for module_name, class_name in (("nos_env.family_tables", "FamilyTables"), ("nos_env.blind_tables", "BlindTables"),
+                                    ("nos_env.chickenfoot_tables", "ChickenfootTables")):
         module = sys.modules.get(module_name)
         if module is not None and isinstance(tables, getattr(module, class_name)):
             return True

@@ -14,6 +14,12 @@ network starts close to Tactics' play and learns where to
 depart from it. The hint is computed from the observation alone, so the
 policy sees no more than its seat may (D17). Only the actor reads the hint.
 
+A family game's policy (issue 15) may read a hint too: its game's Greedy's choice
+(``SelfPlayVecEnv(greedy_hint=True)``). Its sizes cannot say so (a family observation has
+any size), so the policy is told: ``hint_source = {"game", "num_players", "options"}``, the
+rules the Greedy hint is computed for, saved with the model so that a player rebuilds the
+same Greedy (:func:`hint_agent`).
+
 It lives in ``agents/`` (it was ``train/policy.py``) because a saved model needs it to play:
 ``agents.model`` loads models with it, and ``train/`` builds new ones from it. Importing this
 module needs the ``train`` extra (torch, sb3-contrib); without it the import stops with
@@ -48,6 +54,29 @@ def hint_size(observation_space: spaces.Box, action_space: spaces.Discrete | Non
         raise ValueError(f"Nos observations have {OBSERVATION_SIZE} floats, or {OBSERVATION_SIZE + 1} "
                          f"with the Tactics hint; got {size}")
     return size - OBSERVATION_SIZE if nos else 0
+
+
+def check_hint_source(hint_source) -> dict | None:
+    """``None`` (no family hint) or the rules a family policy's Greedy hint is computed for:
+    ``{"game": str, "num_players": int, "options": dict}`` (a ValueError names what is missing)."""
+    if hint_source is None:
+        return None
+    keys = {"game", "num_players", "options"}
+    if not isinstance(hint_source, dict) or set(hint_source) != keys:
+        raise ValueError(f"hint_source must be None or a mapping with exactly the keys {sorted(keys)}, "
+                         f"got {hint_source!r}")
+    return {"game": str(hint_source["game"]), "num_players": int(hint_source["num_players"]),
+            "options": dict(hint_source["options"])}
+
+
+def hint_agent(hint_source: dict, seed: int | None = 0):
+    """The family Greedy agent that computes a family policy's hint (``hint_source``'s rules)."""
+    from .family.games import make_rules
+    from .registry import make_agent
+
+    source = check_hint_source(hint_source)
+    rules = make_rules(source["game"], source["num_players"], **source["options"])
+    return make_agent("greedy", seed=seed, game=source["game"], rules=rules)
 
 
 class NosEncoder(BaseFeaturesExtractor):
@@ -152,8 +181,14 @@ class FastMaskedCategorical(MaskableCategoricalDistribution):
 
 class NosPolicy(MaskableActorCriticPolicy):
     def __init__(self, observation_space, action_space, lr_schedule, net_arch=None, width: int = 256,
-                 hint_weight: float = 3.0, hint_trainable: bool = True, **kwargs):
-        self.hint = hint_size(observation_space, action_space)
+                 hint_weight: float = 3.0, hint_trainable: bool = True, hint_source: dict | None = None,
+                 **kwargs):
+        self.hint_source = check_hint_source(hint_source)
+        if self.hint_source is not None and int(action_space.n) == NUM_ACTIONS:
+            raise ValueError("hint_source is a family game's Greedy hint; Nos's policy reads the Tactics hint "
+                             "from its observation size")
+        # Nos: the sizes say whether the Tactics hint follows; a family game: hint_source says so.
+        self.hint = 1 if self.hint_source is not None else hint_size(observation_space, action_space)
         self.width = int(width)
         self.hint_weight = float(hint_weight)
         self.hint_trainable = bool(hint_trainable)
@@ -185,4 +220,6 @@ class NosPolicy(MaskableActorCriticPolicy):
     def _get_constructor_parameters(self) -> dict:
         data = super()._get_constructor_parameters()
         data.update(width=self.width, hint_weight=self.hint_weight, hint_trainable=self.hint_trainable)
+        if self.hint_source is not None:  # models without it load as before
+            data.update(hint_source=self.hint_source)
         return data

@@ -7,7 +7,7 @@
   (inference, exploration and training), so the policy never picks, nor learns from, an
   action outside the mask.
 - :class:`AgentModule`: one of the project's agents (``agents.registry``: random, greedy,
-  tactics, search) as a non-trainable RLModule, so the baselines sit at RLlib's tables as league
+  tactics, search; a family game's random, greedy, search) as a non-trainable RLModule, so the baselines sit at RLlib's tables as league
   opponents. It returns actions directly (RLlib then samples nothing).
 - :class:`RLlibAgent`: a trained :class:`MaskedPPOModule` as an agent (``make_agent("rllib:PATH")``):
   PATH is a module checkpoint folder (what ``nos-train`` writes as ``runs/<name>/rllib_module``,
@@ -31,7 +31,7 @@ from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPP
 from ray.rllib.core.columns import Columns  # noqa: E402
 from ray.rllib.core.rl_module.rl_module import RLModule  # noqa: E402
 
-from nos_env.encoding import NUM_ACTIONS, OBSERVATION_SIZE  # noqa: E402
+from nos_env.encoding import OBSERVATION_SIZE  # noqa: E402
 
 from .base import Agent, BatchContext, float_observations  # noqa: E402
 
@@ -93,15 +93,23 @@ def _numpy(x) -> np.ndarray:
 
 
 class AgentModule(RLModule):
-    """A project agent (``model_config = {"agent": name, "seed": s}``) as an RLModule that
-    returns actions. Not trainable: keep it out of ``policies_to_train``."""
+    """A project agent (``model_config = {"agent": name, "seed": s}``, and for a game other than
+    Nos ``"game"``, ``"num_players"`` and ``"game_options"``, from which the agent gets the game's
+    rules) as an RLModule that returns actions. Not trainable: keep it out of ``policies_to_train``."""
 
     def setup(self):
         from .registry import make_agent
 
         config = dict(self.model_config or {})
         self.agent_name = config.get("agent", "random")
-        self.agent = make_agent(self.agent_name, seed=int(config.get("seed", 0)))
+        game = config.get("game", "nos")
+        kwargs = {}
+        if game != "nos":
+            from .family.games import make_rules
+
+            kwargs = {"game": game, "rules": make_rules(game, config.get("num_players"),
+                                                        **dict(config.get("game_options") or {}))}
+        self.agent = make_agent(self.agent_name, seed=int(config.get("seed", 0)), **kwargs)
 
     def _act(self, batch) -> dict:
         obs = batch[Columns.OBS]
@@ -153,10 +161,17 @@ class RLlibAgent(Agent):
             self.name = name
 
     def log_probabilities(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        obs = float_observations(np.asarray(obs))
+        """Log-probabilities [B, A] over each row's legal actions (-inf elsewhere), for the game the
+        module was trained on (its observation and action sizes: Nos's 1,041 and 557, or a family
+        game's). Nos's compact uint8 rows are decoded first."""
+        size = int(self.module.observation_space["observations"].shape[0])
+        actions = int(self.module.action_space.n)
+        obs = np.asarray(obs)
+        obs = float_observations(obs) if obs.dtype == np.uint8 and size == OBSERVATION_SIZE \
+            else obs.astype(np.float32, copy=False)
         masks = np.asarray(masks) != 0
-        if obs.shape[1] != OBSERVATION_SIZE or masks.shape != (obs.shape[0], NUM_ACTIONS):
-            raise ValueError(f"expected obs [B, {OBSERVATION_SIZE}] and masks [B, {NUM_ACTIONS}], "
+        if obs.ndim != 2 or obs.shape[1] != size or masks.shape != (obs.shape[0], actions):
+            raise ValueError(f"expected obs [B, {size}] and masks [B, {actions}] (the module's game), "
                              f"got {obs.shape} and {masks.shape}")
         batch = {Columns.OBS: {"observations": torch.as_tensor(obs),
                                "action_mask": torch.as_tensor(masks.astype(np.float32))}}

@@ -18,9 +18,13 @@ Every hand can be pulled up again. The CSV and the JSON name each deal's random
 stream (``stream_seed``: the seed given to ``FastTables.seed_tables``; ``stream_index``:
 the deal is that stream's deal number ``stream_index``, counted from 0) and the agent at
 every seat of every rotation. ``--save-records DIR`` writes the hand records
-(``nos_env/record.py``) of all deals, of the first agent's worst or best deals, or of
+(``nos_env/record.py``; a family game's: ``nos_env/family/record.py``, Blind's
+``BlindGame.record()``) of all deals, of the first agent's worst or best deals, or of
 given deal numbers: ``DIR/deal-17.json`` holds deal 17's hands (one per rotation, a JSON
-list that ``nos-view DIR/deal-17.json -o page.html`` shows one after the other).
+list that ``nos-view DIR/deal-17.json -o page.html`` shows one after the other), and prints
+the command that opens the most surprising saved hand (:meth:`TournamentResult.most_surprising`).
+A stream's first deal is the stream seed's own game in every engine (a family game's:
+``FamilyGame(rules, seed=stream_seed)``).
 
 Statistics: an agent's result for a deal is its mean chip change over the
 deal's rotations. Means come with 95% confidence intervals (normal
@@ -293,10 +297,10 @@ class TournamentResult:
         """Hand ``h``'s record (``nos_env/record.py``), rebuilt in the reference engine from its
         start and decisions, checked against the chips the tournament reported for it, with
         the tournament's facts under ``"tournament"`` (a key replay ignores)."""
-        if self.game != "nos":
-            raise ValueError(f"hand records are written for Nos only, not for {self.game}")
         if self.hands is None or self.hands[h] is None:
             raise ValueError(f"hand {h}'s decisions were not kept: run the tournament with keep_hands")
+        if self.game != "nos":
+            return self._family_record(h)
         start, actions = self.hands[h]
         hand = Hand(start.deal, on_set=start.on_set, chips=list(start.chips), first_hand=start.first_hand,
                     options=start.options)
@@ -307,12 +311,38 @@ class TournamentResult:
         if change != [int(c) for c in self.chips[h]]:  # the two engines disagree: never write such a record
             raise RuntimeError(f"hand {h} rebuilt in the reference engine pays {change}, the tournament "
                                f"reported {self.chips[h].tolist()}")
-        record["tournament"] = {
+        record["tournament"] = self._facts(h)
+        return record
+
+    def _facts(self, h: int) -> dict:
+        """What the tournament knows of hand ``h``: its deal, seed, stream and the agent at every seat."""
+        return {
             "deal": int(self.deal[h]), "hand": int(h), "seed": self.seed,
             "agents": [self.labels[k] for k in self.seat_agent[h]],
             **({"stream_seed": int(self.stream_seed[h]), "stream_index": int(self.stream_index[h])}
                if self.stream_seed is not None else {}),
         }
+
+    def _family_record(self, h: int) -> dict:
+        """A family (or Blind) episode's record: its start (``family_start``) with the decisions
+        taken, replayed on the reference engine and checked against the scores the tournament
+        reported."""
+        start, actions = self.hands[h]
+        record = dict(start, actions=list(start["actions"]) + [int(a) for a in actions])
+        if self.game == "blind":
+            from nos_env.family.blind import BlindGame
+
+            game = BlindGame.from_record(record)
+        else:
+            from nos_env.family.record import replay
+
+            game = replay(record)
+        record = game.record()
+        scores = [int(x) for x in game.scores]
+        if scores != [int(c) for c in self.chips[h]] or not game.done:
+            raise RuntimeError(f"episode {h} rebuilt in the reference engine ends with scores {scores} "
+                               f"(done={game.done}), the tournament reported {self.chips[h].tolist()}")
+        record["tournament"] = self._facts(h)
         return record
 
     def save_records(self, directory: str | Path, which: str = "all") -> list[Path]:
@@ -328,6 +358,24 @@ class TournamentResult:
             path.write_text(json.dumps(records, indent=1))
             written.append(path)
         return written
+
+    def most_surprising(self, deals: list[int] | None = None) -> tuple[int, int, str]:
+        """The hand of ``deals`` (default: every deal) that surprises most: the one where the first
+        agent (``labels[0]``) got the result furthest from its mean over the run, in its own seat's
+        points or chips. Returns (deal, the hand's place among the deal's hands counted from 1,
+        a sentence saying why). One number per hand, so a person can check it in the CSV."""
+        mine = self.agent_chips()[:, 0]
+        mean = float(mine.mean())
+        rows = np.flatnonzero(np.isin(self.deal, np.unique(self.deal) if deals is None else deals))
+        if not len(rows):
+            raise ValueError("no hands among the given deals")
+        h = int(rows[np.argmax(np.abs(mine[rows] - mean))])  # ties: the first hand played
+        d = int(self.deal[h])
+        place = int(np.flatnonzero(self.deal == d).tolist().index(h)) + 1
+        seat = int(np.flatnonzero(self.seat_agent[h] == 0)[0])
+        why = (f"{self.labels[0]} at seat {seat} got {mine[h]:+g} {self.unit}, its mean over the run "
+               f"{mean:+.2f}")
+        return d, place, why
 
     def to_csv(self, path: str) -> None:
         """One row per hand and seat."""
@@ -440,6 +488,16 @@ def _shard_agents(agent_names: list, agent_options: dict, seed: int, shard: int,
     return agents
 
 
+def family_start(tables, b: int) -> dict:
+    """Table ``b``'s game as a family record (``nos_env/family/record.py``; Blind's
+    ``BlindGame.record()``) at the start of its current hand: where a kept hand is replayed from."""
+    game = tables.reference_game(b)
+    record = game.record()
+    if "deal" in record:  # FamilyGame.from_deal: later hands of a match come from the table's stream
+        record["deal"] = dict(record["deal"], stream_state=int(game.rng.state))
+    return record
+
+
 def _play_shard(agent_names: list, agent_options: dict, n: int, duplicate: bool, seed: int, shard: int,
                 first_group: int, quota: np.ndarray, num_threads, keep_hands: bool, game: str = "nos",
                 game_options: dict | None = None, bar=None) -> dict:
@@ -463,11 +521,22 @@ def _play_shard(agent_names: list, agent_options: dict, n: int, duplicate: bool,
     agents = _shard_agents(agent_names, agent_options, seed, shard, game_kwargs)
     # Tables of one group share a stream: the same deals, in the same order (one-hand episodes).
     stream_seed = {int(g): seed * 100_003 + int(g) for g in global_group}
-    engine.seed_tables(np.arange(B), [stream_seed[int(g)] for g in global_group for _ in range(rotations)])
+    # The first deal of every stream is the stream seed's own game (Nos: the stream's deal 0; a family
+    # game: FamilyGame(rules, seed=stream_seed), which FamilyTables.seed_tables deals at once and
+    # BlindTables at its reset: family_backends.seed_and_reset), so (stream_seed, stream_index) in the
+    # CSV names a deal in every engine.
+    rows = np.arange(B)
+    seeds = [stream_seed[int(g)] for g in global_group for _ in range(rotations)]
+    if family:
+        from nos_env.family_backends import seed_and_reset
+
+        seed_and_reset(engine, rows, seeds)
+    else:
+        engine.seed_tables(rows, seeds)
+        engine.reset_tables()
     # Non-duplicate: the unsharded run seats table b (= group b) at rotation b mod n.
     rotation = np.tile(np.arange(rotations), groups) if duplicate else (global_group % n)
     group = np.repeat(np.arange(groups), rotations)
-    engine.reset_tables()
     played = np.zeros(B, np.int64)  # episodes recorded per table
     records: list[tuple] = []
     kept_hands: list[tuple] = []
@@ -480,7 +549,12 @@ def _play_shard(agent_names: list, agent_options: dict, n: int, duplicate: bool,
     # in the step that ends a hand (autoreset), so the history is gone when the end is seen.
     # The start is the table's fresh hand (reference_hand with no decisions yet), taken when a
     # deal begins; the decisions are the loop's actions, one per step and table.
-    starts = [HandStart.of(engine.reference_hand(b)) for b in range(B)] if keep_hands and not family else None
+    # A family game's start is its record before the first decision (FamilyTables.reference_game:
+    # the deal, and the stream's state after it for a match's later hands; Blind: the stream's state
+    # at the deal), written when the deal begins for the same reason.
+    starts = None
+    if keep_hands:
+        starts = [family_start(engine, b) if family else HandStart.of(engine.reference_hand(b)) for b in range(B)]
     step_actions: list[np.ndarray] = []  # every step's actions, all tables (only with keep_hands)
     first_step = np.zeros(B, np.int64)  # the step at which each table's current hand began
 
@@ -488,11 +562,23 @@ def _play_shard(agent_names: list, agent_options: dict, n: int, duplicate: bool,
         live = played < quota[group]
         return live if live.any() else None
 
+    def keep(ended: np.ndarray, finished: np.ndarray, start_of) -> None:
+        for b in ended:
+            decisions = np.array([a[b] for a in step_actions[first_step[b]:]], np.int16)
+            kept_hands.append((starts[b], decisions))
+        for b in finished:  # their next hand starts now (deals past the quota are not kept)
+            first_step[b] = len(step_actions)
+            starts[b] = start_of(b) if played[b] + (b in ended) < quota[group[b]] else None
+
     def record_family(step) -> None:
         # A family episode's result is its final scores (FamilyTables.final_scores): with one-hand
         # episodes the points of the hand, the opening's (a forced set that scores) included.
+        if keep_hands:
+            step_actions.append(step.actions.astype(np.int16))  # the loop reuses its buffer
         finished = np.flatnonzero(step.terminated)
         ended = finished[played[finished] < quota[group[finished]]]
+        if keep_hands:
+            keep(ended, finished, lambda b: family_start(engine, b))
         for b in ended:
             g = int(global_group[group[b]])
             records.append((g * 1_000_000 + int(played[b]), stream_seed[g], int(played[b]),
@@ -507,13 +593,7 @@ def _play_shard(agent_names: list, agent_options: dict, n: int, duplicate: bool,
         finished = np.flatnonzero(step.terminated)
         ended = finished[played[finished] < quota[group[finished]]]
         if keep_hands:
-            for b in ended:
-                decisions = np.array([a[b] for a in step_actions[first_step[b]:]], np.int16)
-                kept_hands.append((starts[b], decisions))
-            for b in finished:  # their next hand starts now (deals past the quota are not kept)
-                first_step[b] = len(step_actions)
-                starts[b] = (HandStart.of(engine.reference_hand(b)) if played[b] + (b in ended) < quota[group[b]]
-                             else None)
+            keep(ended, finished, lambda b: HandStart.of(engine.reference_hand(b)))
         if not len(ended):
             return
         stats = engine.episode_stats(ended)
@@ -572,8 +652,6 @@ def run_tournament(agent_names: list, deals: int, seed: int = 0, duplicate: bool
         if n not in counts:
             raise ValueError(f"give one agent per seat: {game} is played by {', '.join(map(str, counts))} players, "
                              f"got {n} agents")
-        if keep_hands:
-            raise ValueError(f"hand records (keep_hands, --save-records) are written for Nos only, not for {game}")
     elif game_options:
         raise ValueError(f"Nos takes no game options here, got {sorted(game_options)}")
     elif n not in (3, 4, 5):
@@ -627,7 +705,7 @@ def run_tournament(agent_names: list, deals: int, seed: int = 0, duplicate: bool
             chips=np.array([r[4] for r in records]), announcement=None, setter=None, end=None,
             close_right=None, close_wrong=None, by_reason=None, seconds=seconds,
             stream_seed=np.array([r[1] for r in records]), stream_index=np.array([r[2] for r in records]),
-            game=game, game_options=game_options)
+            hands=kept_hands if keep_hands else None, game=game, game_options=game_options)
     return TournamentResult(
         labels=labels, num_players=n, duplicate=duplicate, seed=seed,
         deal=np.array([r[0] for r in records]), seat_agent=np.array([r[3] for r in records]),
@@ -685,8 +763,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--csv", help="write every hand and seat as CSV")
     parser.add_argument("--png", help="write a chart of chips per hand with 95%% CIs")
     parser.add_argument("--save-records", metavar="DIR",
-                        help="write hand records (nos_env/record.py, for nos-view) as DIR/deal-N.json, one file "
-                             "per deal holding its rotations' hands")
+                        help="write hand records (for nos-view; Nos's, a family game's or Blind's) as "
+                             "DIR/deal-N.json, one file per deal holding its rotations' hands, and print the "
+                             "command that opens the most surprising one")
     parser.add_argument("--records-for", default="all", metavar="all|worst[:K]|best[:K]|N,M,...",
                         help="which deals --save-records writes: all (default), the first agent's K worst or "
                              "best deals (K=5 by default), or deal numbers as in the CSV's deal column")
@@ -720,8 +799,6 @@ def main(argv: list[str] | None = None) -> None:
     if args.agents is None:
         args.agents = (["random", "greedy", "tactics", "search"] if args.game == "nos"
                        else ["random", "greedy", "greedy", "search"])
-    if args.game != "nos" and args.save_records:
-        parser.error(f"--save-records writes Nos hand records only, not {args.game}'s")
     if not RECORDS_FOR.fullmatch(args.records_for.strip()):  # checked before the run, not after it
         parser.error(f"--records-for must be all, worst[:K], best[:K] or deal numbers N,M,..., "
                      f"got {args.records_for!r}")
@@ -779,13 +856,19 @@ def main(argv: list[str] | None = None) -> None:
         result.to_csv(args.csv)
     if args.png:
         result.to_png(args.png)
+    if not args.save_records:  # the same command with the same seed plays the same hands again
+        deal, place, why = result.most_surprising()
+        print(f"the most surprising hand is deal {deal}'s hand {place} ({why}); to open it, run again with "
+              f"--save-records DIR --records-for {deal}, then: nos-view DIR/deal-{deal}.json --hand {place} --open")
     if args.save_records:
         try:
             written = result.save_records(args.save_records, args.records_for)
         except ValueError as exc:  # deal numbers this run did not play
             parser.error(str(exc))
-        print(f"wrote {len(written)} record file(s) to {args.save_records} "
-              f"(view one: nos-view {written[0]} -o page.html)")
+        deal, place, why = result.most_surprising(result.choose_deals(args.records_for))
+        path = Path(args.save_records) / f"deal-{deal}.json"
+        print(f"wrote {len(written)} record file(s) to {args.save_records}; the most surprising hand is "
+              f"deal {deal}'s hand {place} ({why}), open it with:\n  nos-view {path} --hand {place} --open")
     if leaderboard is not None:
         try:
             added = ratings.update_from_tournament(leaderboard, result, identities, game=args.game)

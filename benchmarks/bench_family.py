@@ -6,6 +6,7 @@ observation of the seat to move and the mask read every step. Through ``FamilyTa
 when the environments are there, through ``nos_env.vector_env(game=...)`` with its defaults.
 
     python benchmarks/bench_family.py [--tables 4096] [--steps 200] [--threads auto] [--games draw all_fives]
+    python benchmarks/bench_family.py --games draw chickenfoot --vector   # issue 16's figure and its ratio
 
 The machine is shared and noisy: compare figures of the same run.
 """
@@ -18,7 +19,7 @@ import time
 import numpy as np
 
 from nos_env.family.rules import GAMES, player_counts
-from nos_env.family_tables import FamilyTables
+from nos_env.family_backends import tables_class
 from nos_env.rng import seed_state
 
 
@@ -29,7 +30,7 @@ def players_of(game: str) -> int:
 def bench_tables(game: str, B: int, steps: int, threads, dtype: str = "uint8") -> tuple[float, float]:
     """(agent-steps per wall second, per CPU second of this process). Beside other busy jobs the
     second is the fairer figure of one thread's speed (with threads it counts spinning too)."""
-    ft = FamilyTables(game, B, num_players=players_of(game), seed=1, threads=threads, observation_dtype=dtype)
+    ft = tables_class(game)(game, B, num_players=players_of(game), seed=1, threads=threads, observation_dtype=dtype)
     state = np.array([seed_state(10_000 + b) for b in range(B)], np.uint64)
     actions = np.empty(B, np.int64)
     for _ in range(20):  # warm-up (compilation is cached; thread duels settle)

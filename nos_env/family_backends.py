@@ -17,6 +17,7 @@ import importlib
 import numpy as np
 
 BLIND = "blind"
+CHICKENFOOT = "chickenfoot"
 
 
 def rules_for(game: str, num_players: int | None, options: dict):
@@ -25,6 +26,10 @@ def rules_for(game: str, num_players: int | None, options: dict):
         from .family import blind
 
         return blind.make_rules(BLIND, num_players, **options)
+    if game == CHICKENFOOT:
+        from .family import chickenfoot
+
+        return chickenfoot.make_rules(CHICKENFOOT, num_players, **options)
     from .family import rules
 
     return rules.make_rules(game, num_players, **options)
@@ -38,6 +43,10 @@ def new_engine(game: str, rules, seed: int = 0):
         from .family import blind
 
         return blind.BlindGame(rules, seed, skip_decisionless=True)
+    if game == CHICKENFOOT:
+        from .family.chickenfoot import ChickenfootGame
+
+        return ChickenfootGame(rules, seed)
     from .family.engine import FamilyGame
 
     return FamilyGame(rules, seed)
@@ -47,6 +56,8 @@ def tables_class(game: str):
     """The fast engine's tables class of ``game``."""
     if game == BLIND:
         return importlib.import_module("nos_env.blind_tables").BlindTables
+    if game == CHICKENFOOT:
+        return importlib.import_module("nos_env.chickenfoot_tables").ChickenfootTables
     return importlib.import_module("nos_env.family_tables").FamilyTables
 
 
@@ -54,6 +65,8 @@ def encoding_module(game: str):
     """The module holding the action ids and observation layout of ``game``."""
     if game == BLIND:
         return importlib.import_module("nos_env.family.blind_encoding")
+    if game == CHICKENFOOT:
+        return importlib.import_module("nos_env.family.chickenfoot_encoding")
     return importlib.import_module("nos_env.family.encoding")
 
 
@@ -73,8 +86,8 @@ def table_winners(tables, rows: np.ndarray) -> np.ndarray:
     team), read here so the "win" rewards need no rebuild of the game in the reference engine. ``tests/test_family_vector.py`` checks them against
     the reference engine's ``winner``.
     """
-    if getattr(tables.rules, "game", None) == BLIND:
-        return np.asarray(tables.winner[rows], np.int64)  # BlindTables names it
+    if getattr(tables.rules, "game", None) in (BLIND, CHICKENFOOT):
+        return np.asarray(tables.winner[rows], np.int64)  # BlindTables, ChickenfootTables name it
     from .games.family.state import T_WINNER
 
     return np.asarray(tables.T[rows, T_WINNER], np.int64)

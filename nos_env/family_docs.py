@@ -56,6 +56,28 @@ BLIND_MEANINGS = {
     "target": "always 0 (one hand, BD8)",
 }
 
+#: Where Chickenfoot's slices mean something else, or are its own (chickenfoot_encoding.py has the full table).
+CHICKENFOOT_MEANINGS = {
+    "phase": "one-hot: play, or drawn (the mover has drawn this turn); opening and continuing never occur",
+    "tile_arm": "the toe each tile lies on; last column: the set tile",
+    "arm_exists": "the toe has been created (0..5 with the set, two more with each later double, CK7)",
+    "arm_open": "each toe's open number, one-hot",
+    "arm_count": "tiles on each toe (a double on it included)",
+    "arm_playable": "the toe takes a tile now (only the pending foot's next toe, CK6/CK7)",
+    "arm_double_end": "the toe's last tile is a double (its straight toe waits for a tile)",
+    "seat_partner": "always 0 (no teams)",
+    "seat_void": "public evidence (CK15): tiles the seat is known not to hold",
+    "boneyard_size": "tiles in the chicken yard",
+    "boneyard_drawable": "the yard has a tile",
+    "foot_left": "toes of the pending foot still to fill (6: the double chickenfoot, 3: a chickenfoot, 0: none)",
+    "foot_number": "one-hot: the number the pending foot needs",
+    "foot_toe": "one-hot: the toe to fill next",
+    "hand_number": "hands finished so far in the match",
+    "hands_left": "hands still to play, the current one included",
+    "seat_score": "penalty totals (CK12; lower is better) / score_scale",
+    "target": "always 0 (no target score, CK13)",
+}
+
 REWARDS_TEXT = """\
 The points of each step (plays that score, the end of a hand) become rewards by the
 option `reward`: `"relative"` (default: the seat's points minus the mean of the other
@@ -86,6 +108,11 @@ def action_blocks(rules, encoding) -> list[tuple[str, str, str]]:
     """(block, ids, meaning) of the game's Discrete action space."""
     n, a = rules.num_tiles, rules.num_arms
     p = encoding.set_index(0, rules=rules)
+    if rules.game == "chickenfoot":
+        return [("play", f"0-{p - 1}", f"`tile*{a} + toe`: the tile on toe 0..{a - 1} (toes in order of creation, CK7)"),
+                ("set", f"{p}-{p + n - 1}", "never legal: the holder of the set double places it (CK4)"),
+                ("draw", str(encoding.draw_index(rules)), "draw one tile when nothing fits (CK8)"),
+                ("pass", str(encoding.pass_index(rules)), "after a draw that does not fit, or with an empty yard")]
     if rules.game == "blind":
         return [("play", f"0-{p - 1}", "`tile*2 + arm`: the turned-up tile on L0 (0) or L1 (1) (BD5)"),
                 ("set", f"{p}-{p + n - 1}", "never legal: the set is the starter's first tile (BD4)"),
@@ -104,6 +131,8 @@ def action_blocks(rules, encoding) -> list[tuple[str, str, str]]:
 def docstring(game: str) -> str:
     if game == "blind":
         from .family import blind as R
+    elif game == "chickenfoot":
+        from .family import chickenfoot as R
     else:
         from .family import rules as R
     rules = rules_for(game, None, {})
@@ -148,12 +177,16 @@ def docstring(game: str) -> str:
               f"`(start, stop, shape)`.",
               "",
               "| slice | shape | meaning |", "|---|---|---|"]
-    meanings = dict(SLICE_MEANINGS, **(BLIND_MEANINGS if game == "blind" else {}))
+    meanings = dict(SLICE_MEANINGS, **{"blind": BLIND_MEANINGS, "chickenfoot": CHICKENFOOT_MEANINGS}.get(game, {}))
     lines += [f"| {name} | {shape} | {_cell(meanings.get(name, ''))} |" for name, (_, _, shape) in layout.items()]
     lines += ["", "### Rewards", "", REWARDS_TEXT]
     if game == "blind":
         lines += ["", "Blind is one hand: the winner (who empties his row, else the unique lowest count) "
                   "scores 1 (BD8)."]
+    if game == "chickenfoot":
+        lines += ["", "Chickenfoot scores penalties (CK12): the engines' points are minus the pips left in hand "
+                  "(and minus 50 for the [0-0]) when a hand ends, so every reward mode favours the lower total. "
+                  "An episode is the whole match (`match`: 10 hands by default, CK13)."]
     lines += ["", "### Options", "",
               "Game options (the page's \"Options\" table):", "",
               "| option | default | allowed |", "|---|---|---|"]

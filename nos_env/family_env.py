@@ -50,7 +50,7 @@ from .render import DEFAULT_VIEWER, OMNISCIENT, check_viewer
 
 #: The family games, in the order of ``docs/rules/README.md``.
 FAMILY_GAMES = ("block", "draw", "cross", "double_nine_cross", "matador", "all_fives", "fives_and_threes",
-                "five_up", "bergen", "fours", "blind")
+                "five_up", "bergen", "fours", "blind", "chickenfoot")
 OBSERVATION_DTYPES = ("float32", "uint8")
 RENDER_MODES = ["human", "ansi", "rgb_array"]
 #: Episode seeds drawn by plain resets are below 2**62 (any engine takes them as int64).

@@ -83,9 +83,13 @@ def status_line(view: TableView) -> str:
     if view.done:
         who = "no winner" if view.winner is None else f"winner: {_winner_text(view.winner)}"
         state = f"over ({who})"
+    elif view.to_move is None:  # a match's hand that has ended, the next not yet shown
+        state = "hand over"
     else:
         state = f"seat {view.to_move} to move"
     target = "single hand" if view.target is None else f"match to {view.target}"
+    if view.game == "chickenfoot":
+        target = "a match of hands, lowest total wins"
     return f"{_title(view.game)}, {view.num_players} players, {target} | hand {view.hand_number + 1} | {state}"
 
 
@@ -168,6 +172,8 @@ def table_view(game_obj, game: str) -> TableView:
     """The view of a reference engine object of ``game`` (Blind's engine brings its own reader)."""
     if game == "blind":
         return _blind_view(game_obj)
+    if game == "chickenfoot":
+        return _chickenfoot_view(game_obj)
     from .family.encoding import action_parts, arm_name, describe
 
     rules = game_obj.rules
@@ -205,6 +211,21 @@ def table_view(game_obj, game: str) -> TableView:
         done=bool(game_obj.done), winner=game_obj.winner, teams=bool(rules.teams), last_actions=last, notes=notes)
 
 
+def finished_hand_view(game_obj, game: str) -> TableView:
+    """The view of a match's last finished hand (``FamilyGame.finished_hands[-1]``) as it ended:
+    its table and the scores after it, nobody to move. The engine deals the next hand in the step
+    that ends one (contract, engines 6), so without this the end of a hand is never seen."""
+    from types import SimpleNamespace
+
+    hand = game_obj.finished_hands[-1]
+    ended = SimpleNamespace(rules=game_obj.rules, hand=hand, scores=game_obj.scores, done=False, to_move=0,
+                            hand_number=hand.number, winner=None)
+    view = table_view(ended, game)
+    view.to_move = None
+    view.notes = [f"hand {hand.number + 1} is over; the next hand is dealt"]
+    return view
+
+
 def _blind_view(g) -> TableView:
     """Blind (``nos_env.family.blind.BlindGame``): rows face down to everyone, the set and two
     arms (BD6), the tile just turned up (BD3)."""
@@ -237,3 +258,44 @@ def _blind_view(g) -> TableView:
         target=None, to_move=None if g.done else int(g.to_move), hand_number=0, done=bool(g.done),
         winner=g.winner, teams=False, last_actions=g.describe_events()[-LAST_ACTIONS:], notes=notes,
         own_tiles_visible=False)
+
+
+def _chickenfoot_view(g) -> TableView:
+    """Chickenfoot (``nos_env.family.chickenfoot.ChickenfootGame``): the set double and its toes
+    in order of creation (CK6, CK7), each from its root outwards; the pending foot as a note."""
+    from .family.chickenfoot_encoding import describe
+
+    rules = g.rules
+    ts = rules.tiles
+    hand = g.hand
+    playable = set(hand.playable_toes()) if not hand.over else set()
+    arms = []
+    root_of = {k: ("the set", hand.set_number) for k in range(6)}
+    for t, k in hand.tile_arm.items():
+        if k >= 0 and ts.IS_DOUBLE[t]:  # CK7: a double on toe k opens the next two toes
+            first = next(j for j in range(6, len(hand.toes), 2) if j not in root_of)
+            root_of[first] = root_of[first + 1] = (f"[{ts.tiles[t][0]}-{ts.tiles[t][1]}] on T{k}", ts.tiles[t][0])
+    for k, toe in enumerate(hand.toes):
+        root, current = root_of[k]
+        placed = []
+        for t, seat in toe.tiles:
+            a, b = ts.tiles[t]
+            outer = b if a == current else a
+            placed.append(Placed(int(t), int(current), int(outer), int(seat)))
+            current = outer
+        arms.append(Arm(k, f"T{k}", root, tuple(placed), int(toe.open), k in playable))
+    notes = [f"Hand {hand.number + 1} of {rules.num_hands}: set [{hand.set_number}-{hand.set_number}]"]
+    if hand.foot_queue and not hand.over:
+        what = "double chickenfoot" if len(hand.toes) == 6 else "chickenfoot"  # the set's is filled first
+        notes.append(f"{what} pending: {hand.foot_left} toe(s) need a {hand.foot_number}, next T{hand.foot_toe()}")
+    if hand.drawn and not hand.over:
+        notes.append(f"seat {hand.to_move} has drawn this turn")
+    notes.append("Scores are penalty points: lower is better (CK12)")
+    last = [f"seat {seat}: {describe(a, rules)}" for seat, a in hand.history]
+    return TableView(
+        game="chickenfoot", num_players=rules.num_players, max_pip=rules.max_pip, tiles=tuple(ts.tiles),
+        hands=[sorted(int(t) for t in h) for h in hand.hands], boneyard=[int(t) for t in hand.yard],
+        boneyard_drawable=len(hand.yard), set_tile=int(hand.set_tile), setter=int(hand.setter), arms=arms,
+        scores=[int(s) for s in g.scores], target=None, to_move=None if g.done else int(g.to_move),
+        hand_number=int(g.hand_number), done=bool(g.done), winner=g.winner, teams=False, last_actions=last,
+        notes=notes)

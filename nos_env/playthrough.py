@@ -154,12 +154,12 @@ def regenerate(directory: Path) -> list[Path]:
 #: Family games are recorded on the reference engine (the readable one); the check replays
 #: them on both.
 FAMILY_RECORD_ON_REFERENCE = ("block", "draw", "cross", "double_nine_cross", "matador", "all_fives",
-                              "fives_and_threes", "five_up", "bergen", "fours", "blind")
+                              "fives_and_threes", "five_up", "bergen", "fours", "blind", "chickenfoot")
 #: A value other than the default for each family option (those a game's rules refuse are left out).
 FAMILY_VARIANTS = {
     "opening": ("highest_tile", "free", "highest_double", "lowest_tile"),
     "first_seat": (1,),
-    "tileset": ("double_nine",),
+    "tileset": ("double_nine", "double_twelve"),
     "hand_size": (3,),
     "draw_rule": ("one",),
     "cross_phase_draw": ("one",),
@@ -175,7 +175,14 @@ FAMILY_VARIANTS = {
     "stock_to_winner": (True,),
     "play_on_double": (True,),
     "optional_play": (True,),
+    "missing_set": ("redeal",),
 }
+
+
+def one_hand(game: str) -> dict:
+    """The parameters that make an episode of ``game`` one hand: Chickenfoot counts its hands
+    (CK13), the other games have a target score."""
+    return {"match": "one_hand"} if game == "chickenfoot" else {"target_score": None}
 
 
 def family_specs() -> list[tuple[str, str, dict]]:
@@ -189,7 +196,7 @@ def family_specs() -> list[tuple[str, str, dict]]:
     for game in FAMILY_RECORD_ON_REFERENCE:
         rules = rules_for(game, None, {})
         for n in game_info(game).player_counts:
-            specs.append((f"{game}_{n}p", game, {"num_players": n, "target_score": None}))
+            specs.append((f"{game}_{n}p", game, {"num_players": n, **one_hand(game)}))
         if rules.target_score is not None:
             specs.append((f"{game}_match", game, {}))
         defaults = rules.options()
@@ -200,8 +207,8 @@ def family_specs() -> list[tuple[str, str, dict]]:
                     params["opening"] = "free"
                 if name == "team_out":
                     params["teams"] = True
-                if name != "target_score":
-                    params["target_score"] = None
+                for key, single in one_hand(game).items():
+                    params.setdefault(key, single)
                 if value == defaults[name] or not _accepted(game, params):
                     continue
                 specs.append((f"{game}_{name}_{str(value).lower()}", game, params))

@@ -61,6 +61,8 @@ _FAMILY = (
     ("bergen", "Bergen: score matching ends (double header, triple header) to 15", (2, 3, 4)),
     ("fours", "Fours: play as many tiles a turn as fit, four players", (4,)),
     ("blind", "Blind: rows turned up one by one, nobody sees his own tiles", (2, 3, 4, 5)),
+    ("chickenfoot", "Chickenfoot: six toes on the set double, three on every later one; pips are penalties",
+     tuple(range(2, 9))),
 )
 for _id, _summary, _counts in _FAMILY:
     register(Game(id=_id, versioned=f"{_id}_v0", summary=_summary, player_counts=_counts,

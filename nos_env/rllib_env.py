@@ -1,24 +1,32 @@
-"""RLlib multi-agent environments over the fast engine (the ``ray`` extra; docs/ray.md).
+"""RLlib multi-agent environments over the fast engine, for every registered game (the ``ray``
+extra; docs/ray.md).
 
 RLlib's current API stack (``MultiAgentEnv``, ``MultiAgentEnvRunner``, ``MultiAgentEpisode``)
-sees one table as one multi-agent environment and one hand as one episode (D20):
+sees one table as one multi-agent environment and one episode as one RLlib episode (Nos: a hand,
+D20; the other games: a hand, or a match with ``game_options={"target_score": ...}``):
 
+- ``env_config["game"]`` is any id of ``nos_env.list_games()``: Nos on ``FastTables``, every
+  other game through the tables its ``vector_env`` owns, by the family's Tables API
+  (``FamilyTables``, ``BlindTables``; docs/family_contract.md), so a game registered with that
+  API plays here with no change (``nos_env/rllib_books.py`` keeps the bookkeeping);
 - agents are the seats, ``"seat_0"`` .. ``"seat_{n-1}"``;
 - the observation dict holds exactly the agent to move (one seat per table), its value a dict
-  ``{"observations": float32 [1041], "action_mask": float32 [557]}`` for an action-masking
-  RLModule (``agents/rllib_module.py``);
-- rewards: every step delivers the chip change (times ``reward_scale``) of *every* seat that
-  has acted in this hand, to move or not (RLlib adds them to that agent's next step), so each
-  seat's rewards over the hand add up to its chip change. Chips paid before a seat's first
-  decision (a forced set, an opponent's declared double) are held and delivered with its first
-  step, as the SB3 path does (docs/training.md). A seat that never decides in a hand is not
-  part of RLlib's episode (it took no action to credit); its chips are counted in
-  ``chips_without_decision``;
-- at the end of a hand every seat that acted is terminated with ``"__all__": True``;
-- an action outside the mask follows D16's penalty by default (``illegal_action: "penalty"``:
-  the offender pays 40 to every other seat and acts again), because RLlib's own env checks and
-  its ``random_actions`` sampling draw from the whole ``Discrete(557)``; the action-masking
-  module never picks one. ``illegal_action: "raise"`` makes it an error instead.
+  ``{"observations": float32 [D], "action_mask": float32 [A]}`` (the game's sizes: Nos 1041 and
+  557) for an action-masking RLModule (``agents/rllib_module.py``);
+- rewards: every step delivers the reward of *every* seat that has acted in this episode, to move
+  or not (RLlib adds them to that agent's next step), so each seat's rewards over the episode add
+  up to its whole reward there (Nos: chips × ``reward_scale``; the others: the family's
+  ``reward`` mode, relative points by default, × ``reward_scale``). What a seat is owed before its
+  first decision is held and delivered with its first step. A seat that never decides in an
+  episode is not part of RLlib's episode; its rewards are counted in
+  ``book.rewards_without_decision``;
+- at the end of an episode every seat that acted is terminated with ``"__all__": True``;
+- an action outside the mask: RLlib's own env checks and its ``random_actions`` draw from the
+  whole ``Discrete(A)``, so by default (``illegal_action: "penalty"``) it is refused with a
+  penalty and the same seat acts again: Nos's D16 (the offender pays 40 to every other seat),
+  the other games' environment penalty (state unchanged, the offender's reward lowered by
+  ``illegal_penalty`` points). The action-masking module never picks one. ``"raise"`` makes it
+  an error instead.
 
 Two ways to run it:
 
@@ -29,17 +37,13 @@ Two ways to run it:
   loops over its sub-environments one by one; this steps them all at once, which is what the
   fast engine is for. Pass it as ``config.env_runners(env_runner_cls=NosTablesEnvRunner)``.
 
-Both play the same games: table ``b`` of a batch seeded ``s`` deals as a :class:`NosTableEnv`
-seeded ``s + b`` (the fast engine's seeding), for the same actions (tested).
-
-Games: Nos. The family games' tables (``FamilyTables``, ``BlindTables``) step, score and size
-their actions differently; ``game`` names them in a clear error until an adapter for them is
-written (docs/ray.md).
+("Nos" in the class names is the package's, nos-env: they play every game.) Both play the same
+games: table ``b`` of a batch seeded ``s`` plays as a :class:`NosTableEnv` seeded ``s + b`` for
+the same actions (tested), and for the other games as ``nos_env.env(game=...)`` reset with seed
+``s + b``.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from .extras import require
 
@@ -51,143 +55,18 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv  # noqa: E402
 from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner  # noqa: E402
 from ray.rllib.env.vector.vector_multi_agent_env import VectorMultiAgentEnv  # noqa: E402
 
-from . import registry  # noqa: E402
-from .encoding import NUM_ACTIONS  # noqa: E402
-
-#: The games the RLlib environment plays (their tables are FastTables).
-RLLIB_GAMES = ("nos",)
-IDLE = -1  # the fast engine's "leave this table as it is" action (FastTables.IDLE)
+from .rllib_books import IDLE, Book, agent_id, check_env_config, make_book, seat_of, spaces  # noqa: E402,F401
 
 
-def agent_id(seat: int) -> str:
-    return f"seat_{seat}"
-
-
-def seat_of(agent: str) -> int:
-    return int(agent.rsplit("_", 1)[1])
-
-
-def spaces(observation_size: int) -> tuple[gym.spaces.Dict, gym.spaces.Discrete]:
-    """One seat's observation space (observation and action mask) and action space."""
-    obs = gym.spaces.Dict({
-        "observations": gym.spaces.Box(-np.inf, np.inf, (observation_size,), np.float32),
-        "action_mask": gym.spaces.Box(0.0, 1.0, (NUM_ACTIONS,), np.float32),
-    })
-    return obs, gym.spaces.Discrete(NUM_ACTIONS)
-
-
-def check_env_config(config: dict) -> dict:
-    """The environment's options, checked, with defaults (``env_config`` of an RLlib config)."""
-    known = {"game", "num_players", "tables", "seed", "reward_scale", "auto_forced", "num_threads", "illegal_action"}
-    unknown = sorted(set(config) - known)
-    if unknown:
-        raise ValueError(f"unknown env_config key(s) {unknown}; known: {sorted(known)}")
-    out = {"game": "nos", "num_players": 4, "tables": 1, "seed": 0, "reward_scale": 0.01, "auto_forced": True,
-           "num_threads": 1, "illegal_action": "penalty", **config}
-    registry.game_info(out["game"])  # a clear error naming the games
-    if out["game"] not in RLLIB_GAMES:
-        raise ValueError(f"the RLlib environment plays {sorted(RLLIB_GAMES)}; {out['game']!r} is a registered game "
-                         f"without an RLlib adapter yet (its tables step and score differently)")
-    if out["num_players"] not in registry.game_info(out["game"]).player_counts:
-        raise ValueError(f"num_players must be one of {registry.game_info(out['game']).player_counts} for "
-                         f"{out['game']!r}, got {out['num_players']!r}")
-    if isinstance(out["tables"], bool) or not isinstance(out["tables"], int) or out["tables"] < 1:
-        raise ValueError(f"tables must be a positive integer, got {out['tables']!r}")
-    if isinstance(out["reward_scale"], bool) or not isinstance(out["reward_scale"], (int, float)) \
-            or not out["reward_scale"] > 0:
-        raise ValueError(f"reward_scale must be a positive number, got {out['reward_scale']!r}")
-    return out
-
-
-class TableBook:
-    """``tables`` tables in one fast-engine batch, and the per-seat bookkeeping that turns the
-    engine's steps into RLlib's per-table multi-agent dicts."""
-
-    def __init__(self, tables: int, game: str = "nos", num_players: int = 4, seed: int | None = 0,
-                 reward_scale: float = 0.01, auto_forced: bool = True, num_threads: Any = 1,
-                 illegal_action: str = "penalty"):
-        venv = registry.vector_env(tables, num_players, game=game, seed=seed, auto_forced=auto_forced,
-                                   observation_dtype="float32", num_threads=num_threads,
-                                   illegal_action=illegal_action)
-        self.engine = venv.tables
-        self.num_tables = B = tables
-        self.num_players = n = num_players
-        self.reward_scale = float(reward_scale)
-        self.agents = [agent_id(s) for s in range(n)]
-        self.observation_space, self.action_space = spaces(self.engine.observation_size)
-        self.acted = np.zeros((B, n), bool)  # the seat has decided in this hand
-        self.pending = np.zeros((B, n), np.float64)  # chips held until the seat's first decision
-        self.chips_without_decision = 0.0  # chips of seats that never decided in their hand
-        self.hands_finished = 0
-        self.obs = np.zeros((B, self.engine.observation_size), np.float32)
-
-    def seed(self, seed: int | None) -> None:
-        self.engine.seed(seed)
-
-    def reset(self, tables: np.ndarray | None = None) -> None:
-        """Deal a new hand at ``tables`` (all by default)."""
-        tables = np.arange(self.num_tables) if tables is None else np.asarray(tables, np.int64)
-        self.engine.reset_tables(tables)
-        self.acted[tables] = False
-        self.pending[tables] = 0.0
-        current = self.engine.current_player
-        self.obs[tables] = self.engine.observe(current)[tables]
-
-    def observation(self, b: int) -> dict:
-        """The obs dict of table ``b``: exactly its seat to move."""
-        seat = int(self.engine.current_player[b])
-        return {agent_id(seat): {"observations": self.obs[b].copy(),
-                                 "action_mask": self.engine.MASK[b].astype(np.float32)}}
-
-    def step(self, actions: np.ndarray):
-        """One action per table (``IDLE`` for a table that shows its new hand instead).
-
-        Returns per table (obs, rewards, terminateds, truncateds) dicts, and the tables whose
-        hand ended (their next hand is dealt already: :meth:`observation` shows it)."""
-        B, n = self.num_tables, self.num_players
-        acting = actions != IDLE
-        movers = self.engine.current_player.copy()
-        rewards, terminated, _final, _current, obs = self.engine.step(actions, allow_idle=True)
-        self.obs[acting] = obs[acting]
-        chips = rewards[:, :n] * self.reward_scale
-        rows = np.flatnonzero(acting)
-        self.acted[rows, movers[rows]] = True
-        # Seats that have decided get their chips now (to move or not); the others hold them.
-        due = np.where(self.acted, chips + self.pending, 0.0)
-        self.pending = np.where(self.acted, 0.0, self.pending + chips)
-        out_obs, out_rew, out_term, out_trunc = [], [], [], []
-        done = np.zeros(B, bool)
-        done[acting] = terminated[acting]
-        for b in range(B):
-            if not acting[b]:
-                out_obs.append(self.observation(b))
-                out_rew.append({})
-                out_term.append({"__all__": False})
-                out_trunc.append({"__all__": False})
-                continue
-            seats = np.flatnonzero(self.acted[b])
-            out_rew.append({agent_id(s): float(due[b, s]) for s in seats})
-            out_trunc.append({"__all__": False})
-            if done[b]:
-                out_obs.append({})
-                term = {agent_id(s): True for s in seats}
-                term["__all__"] = True
-                out_term.append(term)
-            else:
-                out_obs.append(self.observation(b))
-                out_term.append({"__all__": False})
-        finished = np.flatnonzero(done)
-        if len(finished):
-            self.chips_without_decision += float(self.pending[finished].sum())
-            self.hands_finished += len(finished)
-            self.acted[finished] = False
-            self.pending[finished] = 0.0
-        return out_obs, out_rew, out_term, out_trunc, finished
+def game_spaces(config: dict) -> tuple[gym.spaces.Dict, gym.spaces.Discrete]:
+    """The observation and action spaces of one seat of the game ``env_config`` describes."""
+    book = make_book(config, tables=1)
+    return book.observation_space, book.action_space
 
 
 class NosTableEnv(MultiAgentEnv):
-    """One table as an RLlib ``MultiAgentEnv`` (``env_config``: game, num_players, seed,
-    reward_scale, auto_forced, num_threads; ``tables`` must be 1 here)."""
+    """One table of any registered game as an RLlib ``MultiAgentEnv`` (``env_config``:
+    ``rllib_books.check_env_config``; ``tables`` must be 1 here)."""
 
     def __init__(self, config: dict | None = None):
         super().__init__()
@@ -196,8 +75,7 @@ class NosTableEnv(MultiAgentEnv):
             raise ValueError("NosTableEnv is one table; for many tables per env runner use NosTablesEnvRunner")
         # An env runner's copy k seeds seed + 1000 * worker_index + vector_index (RLlib's EnvContext).
         seed = c["seed"] + 1000 * int(getattr(config, "worker_index", 0)) + int(getattr(config, "vector_index", 0))
-        self.book = TableBook(1, c["game"], c["num_players"], seed, c["reward_scale"], c["auto_forced"],
-                              c["num_threads"], c["illegal_action"])
+        self.book = make_book(c, tables=1, seed=seed)
         self.possible_agents = list(self.book.agents)
         self.agents = list(self.possible_agents)
         self.observation_spaces = {a: self.book.observation_space for a in self.possible_agents}
@@ -216,7 +94,7 @@ class NosTableEnv(MultiAgentEnv):
         if len(action_dict) != 1:
             raise ValueError(f"one action a step, for the seat to move; got {sorted(action_dict)}")
         (agent, action), = action_dict.items()
-        seat = int(self.book.engine.current_player[0])
+        seat = int(self.book.current_player[0])
         if agent != agent_id(seat):
             raise ValueError(f"{agent!r} is not to move; {agent_id(seat)!r} is")
         obs, rew, term, trunc, finished = self.book.step(np.array([int(action)], np.int64))
@@ -228,7 +106,7 @@ class _TableView(MultiAgentEnv):
     """What RLlib's env runner reads of each sub-environment of :class:`NosTablesVectorEnv`:
     its agents and spaces (the stepping is the vector env's)."""
 
-    def __init__(self, book: TableBook):
+    def __init__(self, book: Book):
         super().__init__()
         self.possible_agents = list(book.agents)
         self.agents = list(book.agents)
@@ -253,8 +131,7 @@ class NosTablesVectorEnv(VectorMultiAgentEnv):
     def __init__(self, config: dict | None = None, seed: int | None = None):
         super().__init__()
         c = check_env_config(dict(config or {}))
-        self.book = TableBook(c["tables"], c["game"], c["num_players"], c["seed"] if seed is None else seed,
-                              c["reward_scale"], c["auto_forced"], c["num_threads"], c["illegal_action"])
+        self.book = make_book(c, seed=seed)
         self.num_envs = c["tables"]
         self.envs = [_TableView(self.book) for _ in range(self.num_envs)]
         self.single_observation_spaces = dict(self.envs[0].observation_spaces)
@@ -277,7 +154,7 @@ class NosTablesVectorEnv(VectorMultiAgentEnv):
         if len(actions) != self.num_envs:
             raise ValueError(f"one action dict per table ({self.num_envs}), got {len(actions)}")
         flat = np.full(self.num_envs, IDLE, np.int64)
-        current = self.book.engine.current_player
+        current = self.book.current_player
         for b, action in enumerate(actions):
             if self._show_new_hand[b]:
                 continue

@@ -33,7 +33,7 @@ from .draw.base import CHAR_H, CHAR_W, PIP, PIP_CELLS, PIP_GRID, TILE_BACK, TILE
 from .draw.nos import table_scene
 from .record import LoadedRecord, RecordError, check_record, replay, start_from_record
 from .render import OMNISCIENT, check_viewer
-from .view_family import check_family_record, family_hand_steps, is_family_record
+from .view_family import check_family_record, family_hand_steps, is_family_record, record_agents
 
 
 def load_records(paths: list[str | Path]) -> list[dict]:
@@ -91,13 +91,16 @@ def hand_steps(record: dict) -> dict:
             "source": getattr(record, "path", None) or "",
             "announcement": str(hand.announcement) if hand.announcement else None,
             "end_reason": hand.end_reason, "chips_start": list(hand.chips_start), "chips": list(hand.chips),
-            "frames": frames}
+            "frames": frames, "agents": record_agents(record)}
 
 
-def page(records: list[dict], viewer: int | str = OMNISCIENT, title: str = "Nos replay") -> str:
-    """The HTML page replaying ``records`` (checked hand records), opening on ``viewer``'s view."""
+def page(records: list[dict], viewer: int | str = OMNISCIENT, title: str = "Nos replay", hand: int = 1) -> str:
+    """The HTML page replaying ``records`` (checked hand records), opening on ``viewer``'s view at
+    the start of record number ``hand`` (counted from 1; the address's ``#step=`` wins)."""
     if not records:
         raise ValueError("no hand records to show")
+    if isinstance(hand, bool) or not isinstance(hand, int) or not 1 <= hand <= len(records):
+        raise ValueError(f"the hand to open on must be 1..{len(records)} (the records given), got {hand!r}")
     hands = [hand_steps(r) for r in records]
     most = max(h["num_players"] for h in hands)
     try:
@@ -106,7 +109,8 @@ def page(records: list[dict], viewer: int | str = OMNISCIENT, title: str = "Nos 
         raise ValueError(f"the viewer must be a seat 0..{most - 1} of these hands or {OMNISCIENT!r}, "
                          f"got {viewer!r}") from None
     data = {
-        "title": title, "viewer": viewer, "hands": hands, "width": hands[0]["width"], "height": hands[0]["height"],
+        "title": title, "viewer": viewer, "hands": hands,
+        "start": sum(len(h["frames"]) for h in hands[:hand - 1]), "width": hands[0]["width"], "height": hands[0]["height"],
         "background": hands[0]["background"],
         "style": {"char_w": CHAR_W, "char_h": CHAR_H, "pip": PIP, "face": TILE_FACE, "back": TILE_BACK,
                   "back_line": TILE_BACK_LINE, "pip_grid": PIP_GRID,
@@ -127,6 +131,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--viewer", default=OMNISCIENT,
                         help=f"the view the page opens on: {OMNISCIENT!r} (default: every hand) or a seat number")
     parser.add_argument("--title", default=None, help="the page's title (default: the record file names)")
+    parser.add_argument("--hand", type=int, default=1, metavar="K",
+                        help="open the page on the K-th record of the files (counted from 1, as the page's "
+                             "'hand K of N'; a tournament's deal file holds one per rotation)")
+    parser.add_argument("--open", action="store_true",
+                        help="open the written page in the web browser (Python's webbrowser module)")
     args = parser.parse_args(argv)
     viewer = args.viewer if args.viewer == OMNISCIENT else int(args.viewer) if args.viewer.isdigit() else None
     if viewer is None:
@@ -136,13 +145,19 @@ def main(argv: list[str] | None = None) -> int:
     title = args.title or f"Replay: {names}"
     try:
         records = load_records(args.records)
-        text = page(records, viewer, title)
-    except ValueError as exc:  # RecordError and a viewer beyond the table's seats
+        text = page(records, viewer, title, hand=args.hand)
+    except ValueError as exc:  # RecordError, a viewer beyond the table's seats, --hand beyond the records
         print(f"nos-view: error: {exc}", file=sys.stderr)
         return 2
     output.write_text(text, encoding="utf-8")
     steps = sum(len(r["actions"]) for r in records)
     print(f"wrote {output} ({len(records)} hand(s), {steps} decisions, {len(text) // 1024} KB)")
+    if args.open:
+        import webbrowser
+
+        address = output.resolve().as_uri()
+        if not webbrowser.open(address):  # no browser here (a server, ssh): say where the page is
+            print(f"nos-view: no web browser found; open {address}")
     return 0
 
 
@@ -166,6 +181,9 @@ aside { flex: 1 1 280px; max-width: 460px; }
 aside h2 { font-size: 15px; margin: 10px 0 4px; color: #ffd43b; }
 ol#legal { margin: 0; padding-left: 24px; font-family: monospace; max-height: 360px; overflow: auto; }
 ol#legal li.taken { background: #ffd43b; color: #1f1f1f; font-weight: bold; }
+ol#hands { margin: 0; padding-left: 24px; font-family: monospace; max-height: 240px; overflow: auto; }
+ol#hands li { cursor: pointer; }
+ol#hands li.current { background: #ffd43b; color: #1f1f1f; }
 ul { margin: 0; padding-left: 20px; font-family: monospace; }
 table.chips { border-collapse: collapse; font-family: monospace; }
 table.chips td, table.chips th { padding: 1px 8px; text-align: right; }
@@ -180,7 +198,7 @@ table.chips td, table.chips th { padding: 1px 8px; text-align: right; }
 <button id="prev" title="left arrow">&#x25C0; back</button>
 <button id="next" title="right arrow">forward &#x25B6;</button>
 <button id="last" title="End">last &raquo;</button>
-<input id="slider" type="range" min="0" value="0" aria-label="step">
+<input id="slider" type="range" min="0" value="0" aria-label="step" list="bounds"><datalist id="bounds"></datalist>
 <label>view <select id="viewer"></select></label>
 </div>
 <div id="status"></div>
@@ -193,6 +211,7 @@ table.chips td, table.chips th { padding: 1px 8px; text-align: right; }
 <h2>Legal actions</h2><ol id="legal"></ol><div id="legal-note"></div>
 <h2>Applied</h2><ul id="events"></ul>
 <h2 id="chips-title">Chips</h2><div id="chips"></div>
+<h2>Hands <span class="hint">(seat:points; click to go)</span></h2><ol id="hands"></ol>
 </aside>
 </main>
 <script id="replay-data" type="application/json">__DATA__</script>
@@ -203,6 +222,25 @@ const S = DATA.style;
 // Every step of every hand, in order: [hand index, step index].
 const STEPS = [];
 DATA.hands.forEach((h, i) => h.frames.forEach((f, k) => STEPS.push([i, k])));
+// Every hand played, in order: a record's one hand, or each hand of a match record
+// (its "hands": the frames of each and the points it gave), placed among all steps.
+const PARTS = [];
+{
+  let offset = 0;
+  DATA.hands.forEach((h, i) => {
+    const last = h.frames.length - 1;
+    const parts = h.hands || [{number: 0, first: 0, last: last,
+                               points: h.chips.map((c, s) => c - h.chips_start[s])}];
+    parts.forEach((p) => {
+      const label = parts.length > 1 ? (DATA.hands.length > 1 ? `game ${i + 1}, hand ${p.number + 1}` :
+                                        `hand ${p.number + 1} of ${parts.length}`) : `hand ${i + 1}`;
+      PARTS.push({record: i, number: p.number, count: parts.length, from: offset + p.first, to: offset + p.last,
+                  points: p.points, label: label});
+    });
+    offset += h.frames.length;
+  });
+}
+function signed(v) { return (v >= 0 ? "+" : "") + v; }
 let at = 0;
 let viewer = DATA.viewer;  // "omniscient" or a seat number
 
@@ -276,19 +314,27 @@ function show() {
   const hand = DATA.hands[h], f = hand.frames[k], n = hand.num_players;
   if (viewer !== "omniscient" && viewer >= n) viewer = "omniscient";
   document.getElementById("table").innerHTML = sceneSvg(f.scene, hand);
-  const where = DATA.hands.length > 1 ? `hand ${h + 1} of ${DATA.hands.length}, ` : "";
+  const part = PARTS.find((p) => p.from <= at && at <= p.to);
+  // A record is a hand, or (a family match) a game of several hands.
+  const where = DATA.hands.length > 1 ?
+    `${part.count > 1 ? "game" : "hand"} ${h + 1} of ${DATA.hands.length}, ` : "";
   const game = hand.kind === "family" ? `${hand.game}, ` : "";
-  const stepText = k === 0 ? "the start" : `decision ${k} of ${hand.frames.length - 1}`;
+  const inMatch = part.count > 1 ? `match hand ${part.number + 1} of ${part.count}, ` : "";
+  // Decisions are counted, not frames: a match's page has a frame of each new deal too.
+  const decisions = hand.frames.filter((x) => x.decision).length;
+  const done = hand.frames.slice(0, k + 1).filter((x) => x.decision).length;
+  const stepText = f.decision ? `decision ${done} of ${decisions}` : (k === 0 ? "the start" : "the deal");
   document.getElementById("status").textContent =
-    `${where}${game}${stepText} | phase ${f.phase} | ` +
-    (f.to_move === null ? `hand over (${hand.end_reason})` : `seat ${f.to_move} to move`) + ` | ${viewLabel()}`;
+    `${where}${game}${inMatch}${stepText} | phase ${f.phase} | ` +
+    (f.to_move === null ? (hand.kind === "family" && f.phase !== "over" ? "hand over, the next is dealt" :
+                           `hand over (${hand.end_reason})`) : `seat ${f.to_move} to move`) + ` | ${viewLabel()}`;
   const d = f.decision;
   document.getElementById("decision").textContent =
     d ? `seat ${d.seat} chose: ${d.taken}` : "the deal, before the first decision";
   const legal = document.getElementById("legal"), note = document.getElementById("legal-note");
   legal.innerHTML = "";
   note.textContent = "";
-  if (d && (viewer === "omniscient" || viewer === d.seat)) {
+  if (d && (viewer === "omniscient" || viewer === d.seat || hand.public_legal)) {
     for (const text of d.legal) {
       const li = document.createElement("li");
       li.textContent = text;
@@ -319,13 +365,17 @@ function show() {
   }
   const label = hand.score_label || "Chips";
   document.getElementById("chips-title").textContent = label;
-  let rows = `<table class="chips"><tr><th>seat</th><th>${label.toLowerCase()}</th>` +
+  const agents = hand.agents || null;
+  let rows = `<table class="chips"><tr><th>seat</th>${agents ? "<th>agent</th>" : ""}<th>${label.toLowerCase()}</th>` +
     `<th>${hand.kind === "family" ? "this game" : "this hand"}</th></tr>`;
   f.chips.forEach((c, s) => {
     const net = c - hand.chips_start[s];
-    rows += `<tr><td>${s}</td><td>${c}</td><td>${net >= 0 ? "+" : ""}${net}</td></tr>`;
+    rows += `<tr><td>${s}</td>${agents ? `<td>${esc(agents[s])}</td>` : ""}<td>${c}</td><td>${signed(net)}</td></tr>`;
   });
   document.getElementById("chips").innerHTML = rows + "</table>";
+  document.querySelectorAll("ol#hands li").forEach((li, j) => {
+    li.className = PARTS[j] === part ? "current" : "";
+  });
   const slider = document.getElementById("slider");
   slider.value = at;
   const select = document.getElementById("viewer");
@@ -350,6 +400,19 @@ function cycleViewer() {
 }
 document.getElementById("title").textContent = DATA.title;
 document.getElementById("slider").max = STEPS.length - 1;
+{
+  const list = document.getElementById("hands"), bounds = document.getElementById("bounds");
+  PARTS.forEach((p) => {
+    const li = document.createElement("li");
+    li.textContent = `${p.label}: ` + p.points.map((v, s) => `${s}:${signed(v)}`).join(" ");
+    li.title = `steps ${p.from}..${p.to}; click to go to its start`;
+    li.onclick = () => go(p.from);
+    list.appendChild(li);
+    const o = document.createElement("option");
+    o.value = String(p.from);
+    bounds.appendChild(o);
+  });
+}
 document.getElementById("first").onclick = () => go(0);
 document.getElementById("prev").onclick = () => go(at - 1);
 document.getElementById("next").onclick = () => go(at + 1);
@@ -371,7 +434,7 @@ if (wanted.has("view")) {
   const v = wanted.get("view");
   viewer = /^[0-9]$/.test(v) ? Number(v) : "omniscient";  // show() falls back to omniscient past the seats
 }
-go(Number(wanted.get("step")) || 0);
+go(wanted.has("step") ? Number(wanted.get("step")) || 0 : DATA.start || 0);
 </script>
 </body>
 </html>

@@ -26,7 +26,14 @@ def _start(record: dict):
     if record["game"] == "blind":
         from .family.blind import BlindGame
 
-        return BlindGame.from_record(dict(record, actions=[]))
+        # Blind's records are exact (BlindGame.from_record); extra keys, such as a tournament's
+        # "tournament" facts, are for people and other tools.
+        keys = ("game", "num_players", "options", "seed", "stream_state")
+        return BlindGame.from_record({**{k: record[k] for k in keys if k in record}, "actions": []})
+    if record["game"] == "chickenfoot":
+        from .family.chickenfoot import ChickenfootGame
+
+        return ChickenfootGame.from_record(dict(record, actions=[]))
     from .family.record import replay
 
     return replay(dict(record, actions=[]))
@@ -57,7 +64,7 @@ def family_hand_steps(record: dict) -> dict:
     A record whose actions are not legal, or whose final scores differ from its own, is refused."""
     from .draw.family import table_scene
     from .family_backends import encoding_module
-    from .family_view import table_view
+    from .family_view import finished_hand_view, table_view
 
     path = getattr(record, "path", None)
     check_family_record(record)
@@ -87,16 +94,22 @@ def family_hand_steps(record: dict) -> dict:
         return [{"seat": decision["seat"], "action": decision["taken"], "automatic": False, "payments": [],
                  "note": note}]
 
-    def frame(decision: dict | None, points: list[int]) -> dict:
-        scene = table_scene(table_view(game, name)).to_json()
+    def frame(decision: dict | None, points: list[int], ended: bool = False) -> dict:
+        """The table after ``decision``; ``ended``: the decision ended a hand of a match and the
+        next was dealt in the same step, so the frame shows the hand that ended (finished_hand_view)
+        and a frame of the new deal follows."""
+        view = finished_hand_view(game, name) if ended else table_view(game, name)
+        scene = table_scene(view).to_json()
         done = bool(game.done)
+        number = view.hand_number
         return {"decision": decision, "events": events_since(decision, points), "points": points,
-                "chips": [int(s) for s in game.scores],
-                "phase": "over" if done else f"hand {int(getattr(game, 'hand_number', 0)) + 1}",
-                "to_move": None if done else int(game.to_move), "scene": scene["ops"]}
+                "chips": [int(s) for s in game.scores], "hand": number,
+                "phase": "over" if done else f"hand {number + 1}" + (" over" if ended else ""),
+                "to_move": None if done or ended else int(game.to_move), "scene": scene["ops"]}
 
     start_scores = [int(s) for s in game.scores]
     frames = [frame(None, [0] * rules.num_players)]
+    finished = len(getattr(game, "finished_hands", ()))
     for i, action in enumerate(record["actions"]):
         legal = [int(a) for a in game.legal_actions()]
         if action not in legal:
@@ -104,15 +117,45 @@ def family_hand_steps(record: dict) -> dict:
         decision = {"seat": int(game.to_move), "legal": [encoding.describe(a, rules) for a in legal],
                     "taken": encoding.describe(action, rules)}
         points = [int(p) for p in game.step(action)]
-        frames.append(frame(decision, points))
+        # A match (FamilyGame) deals its next hand in the step that ends one: show the end, then the deal.
+        ended = not blind and not game.done and len(game.finished_hands) > finished
+        finished = len(getattr(game, "finished_hands", ()))
+        frames.append(frame(decision, points, ended))
+        if ended:
+            deal = frame(None, [0] * rules.num_players)
+            deal["events"] = [{"seat": None, "action": f"hand {int(game.hand_number) + 1} dealt", "automatic": True,
+                               "payments": [], "note": ""}]
+            frames.append(deal)
     final = [int(s) for s in game.scores]
     if "scores" in record and list(record["scores"]) != final:
         raise RecordError(f"the record says the scores are {record['scores']}, its actions give {final}", path)
     if "done" in record and bool(record["done"]) != bool(game.done):
         raise RecordError(f"the record says done={record['done']}, its actions give done={game.done}", path)
     sample = table_scene(table_view(game, name)).to_json()
+    # The hands of the record, for the page's hand list: the frames of each, and the points it gave
+    # (the scores' change from its deal to its end; a next hand's scoring forced set is counted with
+    # the step that dealt it, as the engine reports it: contract, engines 6).
+    hands = []
+    for k, f in enumerate(frames):
+        if not hands or hands[-1]["number"] != f["hand"]:
+            hands.append({"number": f["hand"], "first": k, "last": k, "chips_start": frames[k - 1]["chips"] if k else start_scores})
+        hands[-1]["last"] = k
+    for h in hands:
+        h["points"] = [int(a) - int(b) for a, b in zip(frames[h["last"]]["chips"], h["chips_start"])]
+        del h["chips_start"]
     return {"kind": "family", "game": name, "num_players": int(rules.num_players),
             "source": path or "", "announcement": None,
             "end_reason": _winner_text(game) if game.done else "unfinished", "chips_start": start_scores,
             "chips": final, "score_label": "Scores", "width": sample["width"], "height": sample["height"],
-            "background": sample["background"], "frames": frames}
+            "background": sample["background"], "frames": frames, "hands": hands,
+            # Blind's choices name only the tile just turned up, which every seat saw (BD3): a seat's
+            # view may show them. Elsewhere they would show the decider's tiles.
+            "public_legal": blind,
+            "agents": record_agents(record)}
+
+
+def record_agents(record: dict) -> list[str] | None:
+    """The agent at each seat, when a tournament wrote the record (its "tournament" facts)."""
+    facts = record.get("tournament")
+    agents = facts.get("agents") if isinstance(facts, dict) else None
+    return [str(a) for a in agents] if isinstance(agents, list) else None

@@ -11,7 +11,6 @@ from pettingzoo.test import api_test, render_test, seed_test
 
 import nos_env
 from nos_env import family_docs
-from nos_env.family import blind as B
 from nos_env.family import rules as R
 from nos_env.family.engine import FamilyGame
 from nos_env.family_env import FAMILY_GAMES, raw_env
@@ -24,8 +23,8 @@ COUNTS = [(g, n) for g in FAMILY_GAMES for n in nos_env.game_info(g).player_coun
 
 
 def single_hand(game: str) -> dict:
-    """The option that makes an episode one hand (Blind is always one)."""
-    return {} if game == "blind" else {"target_score": None}
+    """The option that makes an episode one hand (Blind is always one; Chickenfoot counts hands, CK13)."""
+    return {"blind": {}, "chickenfoot": {"match": "one_hand"}}.get(game, {"target_score": None})
 
 
 @pytest.fixture(autouse=True)
@@ -64,7 +63,7 @@ def test_every_family_game_is_registered_with_the_pages_player_counts():
         info = nos_env.game_info(game)
         assert info.player_counts == R.player_counts(game)
         assert info.versioned == f"{game}_v0"
-    assert set(FAMILY_GAMES) - set(TEN) == {"blind"}
+    assert set(FAMILY_GAMES) - set(TEN) == {"blind", "chickenfoot"}
     assert set(FAMILY_GAMES) <= set(nos_env.list_games())
 
 
@@ -91,7 +90,7 @@ def test_the_versioned_module_is_what_the_docs_script_writes(game):
     doc = __import__(f"nos_env.{game}_v0", fromlist=["x"]).__doc__
     rules = raw_env(game, backend="reference").rules
     assert f"Discrete({rules.num_actions})" in doc and f"docs/rules/{game}.md" in doc
-    for name in (R.options_table(game) if game != "blind" else B.options_table()):
+    for name in R.options_table(game):
         assert f"`{name}`" in doc
 
 

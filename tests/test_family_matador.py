@@ -136,3 +136,31 @@ def test_ma8_blocked_hand_difference_and_total():
             step(g, seat, text, [0, 0, 0])
         step(g, 0, "play 0-4 on L1 leaving 0", [award, 0, 0])
         assert g.done and g.scores == [award, 0, 0]
+
+
+def test_example6_blocked_hand_counts_3_11_6():
+    """matador.md Worked examples 6, its blocked hand (MA8, F13, F16): counts 3 (the lowest), 11
+    and 6; the lowest scores (11 - 3) + (6 - 3) = 11, with blocked_scoring="total" 11 + 6 = 17.
+    [0-0] set (free opening), the three other matadors go down and both ends come back to 0,
+    which only a matador could take. boneyard_reserve=16 keeps the 16 boneyard tiles undrawn, so
+    nobody may draw (MA5) and the hand ends at the last play (hand_size=4 only makes the rules
+    accept that reserve: 3 x 4 + 16 = 28; the hands are given). A keeps [0-1] [0-2] (3), B [1-1]
+    [4-5] (2 + 9 = 11), C [1-5] (6)."""
+    hands = [["0-0", "2-5", "0-4", "0-1", "0-2"], ["1-6", "0-5", "1-1", "4-5"], ["0-6", "3-4", "1-5"]]
+    for scoring, award in (("difference", 11), ("total", 17)):
+        g = position("matador", hands, opening="free", setter=0, boneyard_reserve=16, hand_size=4,
+                     blocked_scoring=scoring, target_score=None)
+        step(g, 0, "set 0-0", [0, 0, 0])
+        # ends 0 and 0: only a matador, and B's only one is [1-6]; no draw (reserve)
+        step(g, 1, "play 1-6 on L0 leaving 1", [0, 0, 0], legal=both_arms_both_sides("1-6"))
+        # L0 shows 1 (needs a 6: [0-6]), L1 shows 0 (a matador: [3-4]); [1-5] fits neither
+        step(g, 2, "play 0-6 on L0 leaving 0", [0, 0, 0],
+             legal=["play 0-6 on L0 leaving 0", *both_arms_both_sides("3-4")])
+        step(g, 0, "play 2-5 on L0 leaving 2", [0, 0, 0], legal=both_arms_both_sides("2-5"))
+        # L0 shows 2 (needs a 5): [0-5] and [4-5]; [1-1] fits nowhere
+        step(g, 1, "play 0-5 on L0 leaving 0", [0, 0, 0],
+             legal=["play 0-5 on L0 leaving 0", "play 4-5 on L0 leaving 4"])
+        step(g, 2, "play 3-4 on L1 leaving 3", [0, 0, 0], legal=both_arms_both_sides("3-4"))
+        # L1 shows 3 (needs a 4): A's [0-4] leaves 0; then 0 and 0 with every matador down: blocked
+        step(g, 0, "play 0-4 on L1 leaving 0", [award, 0, 0], legal=["play 0-4 on L1 leaving 0"])
+        assert g.done and g.scores == [award, 0, 0]

@@ -124,3 +124,154 @@ def test_aec_players_play_a_family_game_alike_on_both_backends():
             env.step(action)
         played.append(actions)
     assert played[0] == played[1] and len(played[0]) > 10
+
+
+# ------------------------------------------------------------------ records: every hand can be replayed
+def replay_family(record: dict):
+    """The game a tournament's family record describes, on the reference engine (its actions checked
+    legal), without the "tournament" facts (Blind's records are exact)."""
+    from nos_env.family.blind import BlindGame
+    from nos_env.family.record import replay
+
+    plain = {k: v for k, v in record.items() if k != "tournament"}
+    return BlindGame.from_record(plain) if record["game"] == "blind" else replay(plain)
+
+
+@pytest.mark.parametrize("game, agents, options", [
+    ("draw", ["greedy", "random", "random"], []),
+    ("blind", ["greedy", "random"], []),
+    ("all_fives", ["greedy", "random"], ["--option", "target_score=60"]),  # a match: several hands
+])
+def test_family_tournament_records_replay_to_the_reported_points(tmp_path, capsys, game, agents, options):
+    """Issue 17 item 4 for the family: the CSV and JSON name each deal's seed and the agents at every
+    seat, --save-records writes every deal's hands, each replays on the reference engine to the points
+    the CSV reports for that seat, the first deal of a stream is FamilyGame(rules, seed=stream_seed)'s,
+    and the printed command opens the hand that surprised most (the first agent's result furthest from
+    its mean, computed here from the CSV)."""
+    import csv
+
+    from nos_env.family.blind import BlindGame, make_blind_rules
+    from nos_env.family.engine import FamilyGame
+    from nos_env.view import main as view_main
+
+    main(["--game", game, "--agents", *agents, *options, "--deals", "4", "--seed", "7", "--tables", "4",
+          "--quiet", "--no-leaderboard", "--csv", str(tmp_path / "h.csv"), "--json", str(tmp_path / "r.json"),
+          "--save-records", str(tmp_path / "rec")])
+    out = capsys.readouterr().out
+    rows = list(csv.DictReader(open(tmp_path / "h.csv")))
+    points = {(int(r["hand"]), int(r["seat"])): (int(r["points"]), r["agent"]) for r in rows}
+    streams = {int(r["deal"]): (int(r["stream_seed"]), int(r["stream_index"])) for r in rows}
+    deals_played = {d["deal"]: d for d in json.loads((tmp_path / "r.json").read_text())["deals_played"]}
+    assert {d: (e["stream_seed"], e["stream_index"]) for d, e in deals_played.items()} == streams
+    files = sorted((tmp_path / "rec").iterdir())
+    assert sorted(f.name for f in files) == sorted(f"deal-{d}.json" for d in streams)
+    n = len(agents)
+    several_hands = False
+    for f in files:
+        deal = int(f.stem.split("-")[1])
+        records = json.loads(f.read_text())
+        assert len(records) == n  # one episode per rotation (duplicate)
+        assert sorted(r["tournament"]["agents"][0].split("#")[0] for r in records) == sorted(agents)
+        for record in records:
+            facts = record["tournament"]
+            assert facts["deal"] == deal and (facts["stream_seed"], facts["stream_index"]) == streams[deal]
+            replayed = replay_family(record)
+            assert replayed.done
+            for seat in range(n):
+                assert (replayed.scores[seat], facts["agents"][seat]) == points[(facts["hand"], seat)]
+            if game != "blind":
+                several_hands |= len(replayed.finished_hands) > 1
+            if facts["stream_index"] == 0:  # a stream's first episode is the seed's own game
+                if game == "blind":
+                    fresh = BlindGame(make_blind_rules(n), seed=facts["stream_seed"], skip_decisionless=True)
+                else:
+                    fresh = FamilyGame(replayed.rules, seed=facts["stream_seed"])
+                for a in record["actions"]:
+                    fresh.step(a)
+                assert list(fresh.scores) == list(replayed.scores) and fresh.done
+    assert several_hands == (game == "all_fives")
+    # The most surprising hand: the first agent's points furthest from its mean, first such hand.
+    first = [(h, p) for (h, _), (p, agent) in sorted(points.items()) if agent == agents[0]]
+    mean = np.mean([p for _, p in first])
+    hand = max(first, key=lambda hp: (abs(hp[1] - mean), -hp[0]))[0]
+    deal = int(rows[hand * n]["deal"])
+    place = sorted({int(r["hand"]) for r in rows if int(r["deal"]) == deal}).index(hand) + 1
+    command = out.strip().splitlines()[-1].strip()
+    assert command == f"nos-view {tmp_path / 'rec' / f'deal-{deal}.json'} --hand {place} --open"
+    page = tmp_path / "page.html"
+    assert view_main([str(tmp_path / "rec" / f"deal-{deal}.json"), "--hand", str(place), "-o", str(page)]) == 0
+    import re
+
+    data = json.loads(re.search(r'type="application/json">(.*?)</script>', page.read_text(), re.S).group(1))
+    assert data["start"] == sum(len(h["frames"]) for h in data["hands"][:place - 1])
+    assert [h["agents"] for h in data["hands"]] == [r["tournament"]["agents"]
+                                                   for r in json.loads((tmp_path / "rec" / f"deal-{deal}.json").read_text())]
+
+
+def test_family_records_for_chooses_deals_and_bad_choices_are_refused(tmp_path, capsys):
+    r = run_tournament(["greedy", "random"], 5, seed=2, tables=4, progress=False, keep_hands=True, game="five_up")
+    worst = r.choose_deals("worst:2")
+    per_deal = {int(d): np.mean(r.agent_chips()[r.deal == d, 0]) for d in np.unique(r.deal)}
+    assert [per_deal[d] for d in worst] == sorted(per_deal.values())[:2]
+    written = r.save_records(tmp_path / "w", "worst:2")
+    assert [p.name for p in written] == [f"deal-{d}.json" for d in worst]
+    plain = run_tournament(["greedy", "random"], 5, seed=2, tables=4, progress=False, game="five_up")
+    np.testing.assert_array_equal(plain.chips, r.chips)  # keeping the hands changes no game
+    with pytest.raises(ValueError, match="were not kept"):
+        plain.hand_record(0)
+    with pytest.raises(SystemExit):
+        main(["--game", "draw", "--agents", "greedy", "random", "--save-records", str(tmp_path),
+              "--records-for", "worse", "--no-leaderboard"])
+    assert "--records-for must be all, worst[:K], best[:K] or deal numbers" in capsys.readouterr().err
+
+
+def test_a_deal_record_carries_the_stream_for_a_matchs_later_hands():
+    """nos_env/family/record.py: a from_deal record's stream_state gives the later hands of a match
+    as the table dealt them; a bad one is refused by name."""
+    from nos_env.family.engine import FamilyGame
+    from nos_env.family.record import replay
+
+    rules = R.make_rules("draw", 2, target_score=40)
+    seeded = FamilyGame(rules, seed=9)
+    table = FamilyTables("draw", 1, num_players=2, seed=0, target_score=40)
+    table.seed_tables([0], [9])
+    start = table.reference_game(0)
+    record = dict(start.record(), actions=[])
+    record["deal"] = dict(record["deal"], stream_state=int(start.rng.state))
+    game = replay(record)
+    while not seeded.done:  # the seed's own match, step for step, hands after the first included
+        a = seeded.legal_actions()[0]
+        seeded.step(a)
+        game.step(a)
+        assert game.hand.hands == seeded.hand.hands and game.scores == seeded.scores
+    assert len(seeded.finished_hands) > 1 and game.done
+    assert replay(game.record()).scores == seeded.scores  # the stream state is kept in its record
+    without = dict(record, deal={k: v for k, v in record["deal"].items() if k != "stream_state"})
+    other = replay(without)
+    for a in seeded.actions:
+        if a not in other.legal_actions():
+            break
+        other.step(a)
+    assert other.scores != seeded.scores or not other.done  # seed 0's stream deals other later hands
+    with pytest.raises(ValueError, match="stream_state is an integer 0..2\\*\\*64-1"):
+        replay(dict(record, deal=dict(record["deal"], stream_state="x")))
+
+
+def test_a_run_without_records_says_how_to_open_its_most_surprising_hand(tmp_path, capsys):
+    """Without --save-records the run names its most surprising hand and how to get it; doing so
+    (the same command with the deal's records) writes that deal, whose hand K is the one named."""
+    import re
+
+    args = ["--game", "five_up", "--agents", "greedy", "random", "--deals", "6", "--seed", "5", "--tables", "4",
+            "--quiet", "--no-leaderboard"]
+    main(args + ["--csv", str(tmp_path / "h.csv")])
+    line = capsys.readouterr().out.strip().splitlines()[-1]
+    m = re.fullmatch(r"the most surprising hand is deal (\d+)'s hand (\d) \(greedy at seat (\d) got ([-+]\d+) points, "
+                     r"its mean over the run [-+][\d.]+\); to open it, run again with --save-records DIR "
+                     r"--records-for \1, then: nos-view DIR/deal-\1\.json --hand \2 --open", line)
+    assert m, line
+    main(args + ["--save-records", str(tmp_path / "rec"), "--records-for", m[1]])
+    records = json.loads((tmp_path / "rec" / f"deal-{m[1]}.json").read_text())
+    facts = records[int(m[2]) - 1]["tournament"]
+    assert facts["agents"][int(m[3])] == "greedy" and facts["deal"] == int(m[1])
+    assert records[int(m[2]) - 1]["scores"][int(m[3])] == int(m[4])

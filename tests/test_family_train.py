@@ -26,6 +26,8 @@ FAMILY_CONFIGS = sorted((ROOT / "configs" / "family").glob("*.yaml"))
     ({"env": {"game": "draw", "game_options": {"tileset": "double_twelve"}}}, "env.game_options"),
     ({"env": {"game": "draw", "game_options": {"colour": 1}}}, "env.game_options"),
     ({"env": {"game": "draw", "tactics_hint": True}}, "env.tactics_hint: is Nos's"),
+    ({"env": {"game": "draw", "tactics_hint": True}}, "a family game's hint is env.greedy_hint"),
+    ({"env": {"greedy_hint": True}}, "env.greedy_hint: is a family game's"),
     ({"env": {"game": "draw"}, "opponents": {"baselines": {"tactics": 1.0}}}, "unknown agent"),
     ({"env": {"game_options": {"tileset": "double_nine"}}}, "env.game_options: are for the family games"),
 ])
@@ -92,3 +94,89 @@ def test_tiny_family_training_run(tmp_path, capsys):
     # The saved model plays a bergen tournament as an agent.
     r = run_tournament([f"model:{run / 'model.zip'}", "random", "greedy"], 2, game="bergen", progress=False)
     assert len(r.deal) == 6
+
+
+def hinted_env(game="draw", num_players=4, tables=16, seed=3):
+    rules = make_rules(game, num_players, target_score=None)
+    pool = OpponentPool(seed=1)
+    pool.add(FamilyGreedyAgent(rules, seed=2), 1.0)
+    return SelfPlayVecEnv(tables, pool, num_players=num_players, seed=seed, game=game, greedy_hint=True)
+
+
+def test_greedy_hint_is_greedys_choice_after_the_observation():
+    env = hinted_env()
+    plain = env.tables.observation_size
+    assert env.observation_space.shape == (plain + 1,)
+    assert env.hint_source == {"game": "draw", "num_players": 4, "options": env.tables.rules.options()}
+    obs = env.reset()
+    masks = env.action_masks()
+    # The same seed's Greedy, on the observation without the hint column, chooses the hinted actions.
+    greedy = FamilyGreedyAgent(env.tables.rules, seed=3 + 7919)
+    assert np.array_equal(obs[:, plain].astype(np.int64), greedy.act_batch(obs[:, :plain], masks))
+    assert masks[np.arange(len(masks)), obs[:, plain].astype(np.int64)].all()
+
+
+def test_greedy_hint_refused_for_nos():
+    pool = OpponentPool(seed=1)
+    pool.add(FamilyGreedyAgent(make_rules("draw", 4), seed=2), 1.0)
+    with pytest.raises(ValueError, match="greedy_hint is a family game's"):
+        SelfPlayVecEnv(4, pool, greedy_hint=True)
+
+
+def test_an_untrained_hinted_policy_plays_as_greedy():
+    # The hint's logit bonus (policy.hint_weight 3) outweighs the untrained head's small logits,
+    # so before training the model's deterministic choices are its Greedy's, row by row.
+    from agents.model import PolicyAgent
+    from agents.policy import hint_agent
+    from train.trainer import make_model
+
+    env = hinted_env(game="all_fives", tables=64)
+    c = from_dict({"env": {"game": "all_fives", "greedy_hint": True, "num_envs": 64},
+                   "ppo": {"n_steps": 8, "batch_size": 64}})
+    model = make_model(c, env)
+    assert model.policy.hint == 1 and model.policy.hint_source == env.hint_source
+    plain = env.tables.observation_size
+    agent = PolicyAgent(model.policy, seed=11)
+    greedy = hint_agent(env.hint_source, seed=11)
+    obs = env.reset()
+    compared = 0
+    for _ in range(5):
+        masks = env.action_masks()
+        chosen = agent.act_batch(obs[:, :plain], masks)
+        assert np.array_equal(chosen, greedy.act_batch(obs[:, :plain], masks))
+        compared += int((masks.sum(axis=1) > 1).sum())
+        obs, _, _, _ = env.step(chosen)
+    assert compared > 50  # real choices, not only forced moves
+
+
+def test_tiny_hinted_family_run_saves_a_model_that_computes_its_hint(tmp_path):
+    config = tmp_path / "tiny.yaml"
+    config.write_text(
+        "run: {name: tiny, total_timesteps: 256, output_dir: " + str(tmp_path) + "}\n"
+        "env: {game: fives_and_threes, num_players: 2, num_envs: 16, greedy_hint: true}\n"
+        "opponents: {baselines: {greedy: 1.0}}\n"
+        "ppo: {n_steps: 8, batch_size: 64, n_epochs: 1}\n"
+        "eval: {every: 0, final_deals: 2, final_opponents: [greedy]}\n"
+        "output: {checkpoint_every: 0, tensorboard: false, progress_bar: false}\n")
+    train_main(["--config", str(config)])
+    from agents.model import ModelAgent
+    from agents.tournament import family_options
+
+    agent = ModelAgent(tmp_path / "tiny" / "model.zip")
+    assert agent.hint == 1
+    # The rules the training tables had (one hand: family_options' target_score None).
+    options = make_rules("fives_and_threes", 2, **family_options("fives_and_threes", {})).options()
+    assert options["target_score"] is None
+    assert agent.policy.hint_source == {"game": "fives_and_threes", "num_players": 2, "options": options}
+    r = run_tournament([f"model:{tmp_path / 'tiny' / 'model.zip'}", "greedy"], 2, game="fives_and_threes",
+                       progress=False)
+    assert len(r.deal) == 4
+
+
+@pytest.mark.parametrize("bad", [{"game": "draw"}, "draw", {"game": "draw", "num_players": 4, "options": {},
+                                                            "extra": 1}])
+def test_hint_source_must_name_game_players_and_options(bad):
+    from agents.policy import check_hint_source
+
+    with pytest.raises(ValueError, match="hint_source must be None or a mapping"):
+        check_hint_source(bad)

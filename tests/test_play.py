@@ -204,7 +204,7 @@ FAMILY_PROMPT_VIEW = "seat 0's view"
 
 def test_family_bad_arguments_are_refused(capsys):
     for argv, message in [(["--game", "draw", "--agents"] + ["random"] * 5, "draw is played by 2, 3, 4, 5 players: give 1 to 4 agents, got 5"),
-                          (["--game", "blind", "--agents", "search", "random"], "search is not implemented for blind"),
+                          (["--game", "blind", "--agents", "tactics", "random"], "unknown agent 'tactics' for blind"),
                           (["--game", "draw", "--agents", "tactics"], "unknown agent 'tactics' for draw"),
                           (["--game", "chess"], "unknown game 'chess'"),
                           (["--match"], "--match is for the family games")]:
@@ -267,3 +267,74 @@ def test_a_person_plays_a_family_hand_in_a_real_terminal(tmp_path):
         assert sorted(first) == sorted(f"{a}-{b}" for a, b in (start.hand.layout.ts.tiles[t] for t in start.hand.hands[0]))
     finally:
         term.close()
+
+
+@pytest.mark.skipif(TMUX is None, reason="tmux is not installed (apt-get install tmux; .ci/run installs it)")
+def test_a_person_plays_blind_in_a_real_terminal(tmp_path):
+    """Blind, 3 players (seed 1: two decisions for seat 0): nobody's row is shown face up, not even
+    the player's own (BD3), the tile just turned up is named, one move is typed as text, and the
+    result on the screen is the saved record's, which replays."""
+    from nos_env.family.blind import BlindGame
+
+    record_path = tmp_path / "blind.json"
+    term = Terminal(tmp_path, f"{sys.executable} -m agents.play --game blind --agents greedy random "
+                              f"--seed 1 --hints --save {record_path}")
+    try:
+        text = term.wait_input(0)
+        view = last_view(text)
+        assert "Blind, 3 players, single hand" in view and "hint: greedy would" in view
+        for s in range(3):
+            assert re.search(rf"seat {s}: score +0  \[\d+ tiles\]", view), view
+        turned = re.search(r"seat 0 turned up \[(\d)-(\d)\]: it fits both ends", view)
+        assert turned, view
+        typed, asked = [], 1
+        for _ in range(50):
+            if "EXITED" in text:
+                break
+            moves = listed_moves(last_view(text))
+            assert all(re.fullmatch(r"play \d-\d on L[01]", m) for m in moves.values()), moves
+            if not typed and len(moves) > 1:
+                typed.append(moves[2])
+                term.send(moves[2])
+            else:
+                term.send("1")
+            text = term.wait_input(asked)
+            asked += 1
+        assert "EXITED 0" in text, text[-3000:]
+        assert typed and asked - 1 == 2, "seed 1 gives seat 0 two decisions, the first with two moves"
+        assert "not understood" not in text and "Traceback" not in text
+        assert f"seat 0 (you): {typed[0]}" in text
+        during = text[:text.index("every hand face up")]
+        for s in range(3):  # no row face up before the end
+            assert not re.search(rf"seat {s}: score +\d+  \[\d-\d", during)
+        record = json.loads(record_path.read_text())
+        game = BlindGame.from_record(record)  # every action legal, in order
+        assert game.done and record["game"] == "blind" and record["seed"] == 1
+        for s, name in enumerate(("you", "greedy", "random")):
+            assert f"seat {s} ({name}): score {game.scores[s]}" in text
+        assert (f"result: won by seat {game.winner}" in text) if game.winner is not None else "no winner" in text
+        start = BlindGame.from_record(dict(record, actions=[]))
+        assert start.to_move == 0 and start.rules.tiles.tiles[start.turned] == (int(turned[1]), int(turned[2]))
+    finally:
+        term.close()
+
+
+@pytest.mark.parametrize("game", [g for g in nos_env.list_games() if g != "nos"])  # every registered game
+def test_nos_play_plays_every_family_game_to_its_end(tmp_path, capsys, monkeypatch, game):
+    """nos-play --game G for every registered family game, its default table against Greedy, every
+    move chosen as "1" on stdin: the game ends, and the saved record replays to the scores shown."""
+    import io
+
+    from nos_env.family.blind import BlindGame
+    from nos_env.family.record import replay as family_replay
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO("1\n" * 300))
+    path = tmp_path / f"{game}.json"
+    assert main(["--game", game, "--seed", "2", "--save", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "every hand face up" in out and "result: " in out
+    record = json.loads(path.read_text())
+    played = BlindGame.from_record(record) if game == "blind" else family_replay(record)
+    assert played.done and record["game"] == game
+    for s in range(played.rules.num_players):
+        assert re.search(rf"seat {s} \((you|greedy)\): score {played.scores[s]}\b", out), out[-1500:]

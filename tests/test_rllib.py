@@ -283,15 +283,3 @@ print("ok")
 """
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-3000:]
-
-
-def test_a_game_without_an_rllib_adapter_is_refused_by_name():
-    from nos_env import list_games
-    from nos_env.rllib_env import NosTableEnv
-
-    others = [g for g in list_games() if g != "nos"]
-    for game in others[:2]:
-        with pytest.raises(ValueError, match=f"{game!r} is a registered game without an RLlib adapter"):
-            NosTableEnv({"game": game})
-    with pytest.raises(ValueError, match="unknown game"):
-        NosTableEnv({"game": "chess"})

@@ -1,6 +1,7 @@
 """Tournament arithmetic on hand-made results, closing attribution, agents' legality, reproducibility."""
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -176,7 +177,13 @@ def test_saved_records_replay_to_the_reported_chips_and_open_in_the_viewer(tmp_p
     main(["--agents", "greedy", "random", "tactics", "--deals", "5", "--seed", "4", "--tables", "6", "--quiet",
           "--csv", str(tmp_path / "h.csv"), "--json", str(tmp_path / "r.json"),
           "--save-records", str(tmp_path / "rec"), "--records-for", "worst:2"])
-    assert "wrote 2 record file(s)" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "wrote 2 record file(s)" in out
+    # The command that opens the most surprising saved hand: a file written, a hand in it.
+    line = out[out.index("open it with:"):].splitlines()[1].strip()
+    command = re.fullmatch(r"nos-view (\S+) --hand (\d) --open", line)
+    assert command and command[1].startswith(str(tmp_path / "rec" / "deal-"))
+    assert 1 <= int(command[2]) <= len(json.loads(open(command[1]).read()))
     rows = list(csv.DictReader(open(tmp_path / "h.csv")))
     reported = {(int(r["deal"]), int(r["hand"]), int(r["seat"])): (int(r["chips"]), r["agent"]) for r in rows}
     summary = json.loads((tmp_path / "r.json").read_text())

@@ -188,6 +188,13 @@ def smoke_run(tmp_path_factory):
     return out / "smoke"
 
 
+def test_the_smoke_run_keeps_every_evaluations_deals_and_records(smoke_run):
+    """Issue 17 item 4 for Nos: each evaluation's deal seeds, agents and (eval.records) records."""
+    from test_train_records import check_kept_evaluations
+
+    check_kept_evaluations(smoke_run, 4, "tactics", (0, 2048, 4096), deals=8)
+
+
 def test_smoke_training_writes_everything(smoke_run):
     for name in ("model.zip", "best_model.zip", "report.md", "results.json", "learning_curve.png", "config.yaml", "curve.csv",
                  "eval.csv", "checkpoints/state.json"):

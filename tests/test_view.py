@@ -360,3 +360,127 @@ def test_a_family_page_in_the_browser(browser, family_page):
     pixels = np.asarray(shot).reshape(-1, 3)
     assert np.all(pixels == (0x2f, 0x6b, 0x45), axis=1).mean() > 0.2  # the felt
     assert np.all(pixels == (0xf7, 0xf2, 0xe2), axis=1).sum() > 1000  # tile faces
+
+
+# ------------------------------------------------------------------ a whole match on one page (issue 17)
+def match_record(seed: int = 3):
+    """A finished All Fives match to 60 (2 players, decisions drawn at random, seeded), and what the
+    engine says of each hand: the scores when it ended (the step that ended it, as the engine reports)
+    and its number of decisions."""
+    import random
+
+    from nos_env.family.engine import FamilyGame
+    from nos_env.family.rules import make_rules
+
+    rnd = random.Random(seed)
+    g = FamilyGame(make_rules("all_fives", 2, target_score=60), seed=seed)
+    ends, decisions, count = [], [], 0
+    while not g.done:
+        g.step(rnd.choice(g.legal_actions()))
+        count += 1
+        if g.hand_over:
+            ends.append(list(g.scores))
+            decisions.append(count)
+            count = 0
+    return g.record(), ends, decisions
+
+
+def test_a_match_record_shows_each_hand_apart(tmp_path):
+    record, ends, decisions = match_record()
+    assert len(ends) >= 3  # the seed gives a match of several hands
+    path = tmp_path / "match.json"
+    path.write_text(json.dumps(record))
+    out = tmp_path / "match.html"
+    assert main([str(path), "-o", str(out)]) == 0
+    hand = page_data(out.read_text())["hands"][0]
+    # One frame per decision, plus the deal of every hand after the first.
+    assert len(hand["frames"]) == 1 + len(record["actions"]) + len(ends) - 1
+    parts = hand["hands"]
+    assert [p["number"] for p in parts] == list(range(len(ends)))
+    before = [0, 0]
+    for p, end, count in zip(parts, ends, decisions):
+        assert p["points"] == [a - b for a, b in zip(end, before)]
+        frames = hand["frames"][p["first"]:p["last"] + 1]
+        assert sum(f["decision"] is not None for f in frames) == count
+        assert frames[-1]["chips"] == end
+        before = end
+    for p in parts[:-1]:  # the hand's last frame shows it ended (its tiles still on the table); then the deal
+        assert hand["frames"][p["last"]]["phase"] == f"hand {p['number'] + 1} over"
+        assert hand["frames"][p["last"] + 1]["decision"] is None
+    assert hand["frames"][-1]["phase"] == "over"
+
+
+@needs_browser
+def test_a_match_page_lists_its_hands_in_the_browser(browser, tmp_path):
+    record, ends, decisions = match_record()
+    path = tmp_path / "match.json"
+    path.write_text(json.dumps(record))
+    out = tmp_path / "match.html"
+    assert main([str(path), "-o", str(out)]) == 0
+    browser.open(out.as_uri())
+    items = browser.evaluate("[...document.querySelectorAll('#hands li')].map(li => li.textContent)")
+    before = [0, 0]
+    expected = []
+    for k, end in enumerate(ends):
+        expected.append(f"hand {k + 1} of {len(ends)}: " + " ".join(
+            f"{s}:{'+' if e - b >= 0 else ''}{e - b}" for s, (e, b) in enumerate(zip(end, before))))
+        before = end
+    assert items == expected
+    total = sum(decisions[:1])
+    assert browser.evaluate(STATUS).startswith(f"all_fives, match hand 1 of {len(ends)}, the start | phase hand 1 |")
+    assert browser.evaluate("document.querySelector('#hands li.current').textContent") == expected[0]
+    # Clicking the second hand goes to its deal; the slider marks every hand's start.
+    browser.evaluate("document.querySelectorAll('#hands li')[1].click()")
+    assert browser.evaluate(STATUS).startswith(f"all_fives, match hand 2 of {len(ends)}, the deal | phase hand 2 |")
+    assert browser.evaluate("document.querySelector('#hands li.current').textContent") == expected[1]
+    browser.press(*LEFT)  # back: the first hand's end, its last decision
+    assert browser.evaluate(STATUS).startswith(
+        f"all_fives, match hand 1 of {len(ends)}, decision {total} of {len(record['actions'])} | phase hand 1 over | "
+        "hand over, the next is dealt")
+    scores = browser.evaluate("[...document.querySelectorAll('#chips td:nth-child(2)')].map(td => +td.textContent)")
+    assert scores == ends[0]
+    marks = browser.evaluate("[...document.querySelectorAll('#bounds option')].map(o => +o.value)")
+    assert len(marks) == len(ends) and marks[0] == 0
+    browser.press(*END)
+    assert browser.evaluate("document.querySelector('#hands li.current').textContent") == expected[-1]
+    assert "hand over (winner: seat" in browser.evaluate(STATUS)
+
+
+def test_hand_and_open_options(tmp_path, capsys, monkeypatch):
+    """--hand K opens the page on the K-th record (a tournament prints that command); --open hands
+    the page to the web browser, or says where it is when there is none."""
+    import webbrowser
+
+    out = tmp_path / "two.html"
+    opened = []
+    monkeypatch.setattr(webbrowser, "open", lambda address: opened.append(address) or False)
+    assert main([str(GAME16), str(GAME03), "--hand", "2", "-o", str(out), "--open"]) == 0
+    data = page_data(out.read_text())
+    assert data["start"] == len(load(GAME16)["actions"]) + 1  # the second hand's start
+    assert opened == [out.resolve().as_uri()]
+    assert f"no web browser found; open {out.resolve().as_uri()}" in capsys.readouterr().out
+    assert main([str(GAME16), "--hand", "2", "-o", str(tmp_path / "bad.html")]) == 2
+    assert "the hand to open on must be 1..1" in capsys.readouterr().err
+    assert not (tmp_path / "bad.html").exists()
+
+
+@needs_browser
+def test_blinds_choices_show_in_every_seats_view(browser, tmp_path):
+    """Blind's legal actions name only the tile turned up for everyone (BD3), so another seat's view
+    lists them; a Draw page keeps them hidden from other seats (they would show the decider's tiles)."""
+    for game, shown in (("blind", True), ("draw", False)):
+        record = family_record(game, 3)
+        path = tmp_path / f"{game}.json"
+        path.write_text(json.dumps(record))
+        out = tmp_path / f"{game}.html"
+        assert main([str(path), "-o", str(out)]) == 0
+        decider = family_after(record, 0).to_move
+        other = (decider + 1) % 3
+        browser.open(f"{out.as_uri()}#step=1&view={other}")
+        legal = browser.evaluate("[...document.querySelectorAll('#legal li')].map(li => li.textContent)")
+        from nos_env.family_backends import encoding_module
+
+        start = family_after(record, 0)
+        expected = [encoding_module(game).describe(a, start.rules) for a in start.legal_actions()]
+        assert legal == (expected if shown else []), game
+        assert ("hidden in seat" in browser.evaluate("document.getElementById('legal-note').textContent")) != shown

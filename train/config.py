@@ -48,6 +48,7 @@ class EnvConfig:
     reward_scale: float = 0.01  # reward = chips * reward_scale
     auto_forced: bool = True  # D12: decisions with one legal action are applied, not asked
     tactics_hint: bool = False  # append Tactics' choice to the observation (agents/policy.py)
+    greedy_hint: bool = False  # a family game's: append its Greedy's choice to the observation (the same way)
     num_threads: Any = "auto"  # the fast engine's threads: "auto" or 1..NUMBA_NUM_THREADS (nos_env/threads.py)
 
 
@@ -81,7 +82,7 @@ class PolicyConfig:
     pi: list = field(default_factory=lambda: [128])  # actor layers after it
     vf: list = field(default_factory=lambda: [128])  # critic layers after it
     activation: str = "tanh"  # tanh or relu (after the first layer, which is ReLU)
-    hint_weight: float = 3.0  # the hint's starting logit bonus (with env.tactics_hint)
+    hint_weight: float = 3.0  # the hint's starting logit bonus (with env.tactics_hint or env.greedy_hint)
     hint_trainable: bool = True  # false keeps the bonus fixed, so the network must learn to depart
 
 
@@ -92,6 +93,10 @@ class EvalConfig:
     opponent: str = "tactics"  # the model plays one seat against num_players - 1 of these
     final_deals: int = 1000  # duplicate deals per final opponent
     final_opponents: list = field(default_factory=lambda: ["random", "greedy", "tactics"])
+    # Hand records each evaluation keeps in the run's evaluations/ folder (every deal's seeds and
+    # agents are always kept): none, all, worst[:K] / best[:K] (the model's K worst or best
+    # deals), or deal numbers N,M,... as in evaluations/*/tournament.json
+    records: str = "none"
 
 
 @dataclass
@@ -203,6 +208,8 @@ def from_dict(data: dict | None, source: str = "config") -> TrainConfig:
             if key not in known:
                 _fail(f"{source}: {section}", f"unknown key {key!r}{_suggest(key, known)}")
             default = getattr(target, key)
+            if (section, key) == ("eval", "records") and isinstance(value, int) and not isinstance(value, bool):
+                value = str(value)  # one deal number, which YAML reads as an integer
             if default is not None and key not in ("learner_seat", "target_kl", "num_threads", "address"):
                 value = _check_type(where, value, default)
             setattr(target, key, value)
@@ -244,6 +251,8 @@ def validate(c: TrainConfig, source: str = "config") -> None:
             _fail(w("env.num_players"), f"must be 3, 4 or 5, got {c.env.num_players}")
         if c.env.game_options:
             _fail(w("env.game_options"), "are for the family games; Nos takes its options elsewhere (none here)")
+        if c.env.greedy_hint:
+            _fail(w("env.greedy_hint"), "is a family game's (its Greedy's choice); Nos's hint is env.tactics_hint")
     else:
         _check_family(c, source)
     agents = known_agents(game)
@@ -308,6 +317,11 @@ def validate(c: TrainConfig, source: str = "config") -> None:
                                f"them: use 0 (never) or at least {c.env.num_envs}")
     _positive(w("eval.deals"), c.eval.deals)
     _positive(w("eval.final_deals"), c.eval.final_deals, allow_zero=True)
+    from agents.tournament import RECORDS_FOR
+
+    if c.eval.records.strip() != "none" and not RECORDS_FOR.fullmatch(c.eval.records.strip()):
+        _fail(w("eval.records"), f"must be none, all, worst[:K], best[:K] or deal numbers N,M,..., "
+                                 f"got {c.eval.records!r}")
     for key, names in (("eval.opponent", [c.eval.opponent]), ("eval.final_opponents", c.eval.final_opponents)):
         for name in names:
             if name not in agents:
@@ -327,11 +341,13 @@ def validate(c: TrainConfig, source: str = "config") -> None:
     if c.run.engine == "rllib":
         if c.env.tactics_hint:
             _fail(w("env.tactics_hint"), "is an SB3 policy feature (agents/policy.py); the rllib engine has no hint")
-        if c.env.game != "nos":
-            _fail(w("env.game"), f"the rllib engine trains Nos (its environment and modules speak Nos's "
-                                 f"observation and actions); {c.env.game!r} trains with the sb3 engine")
         if c.env.learner_seat != "rotate":
             _fail(w("env.learner_seat"), "the rllib engine seats the learner at random each hand: use 'rotate'")
+        for name in c.opponents.baselines:
+            if name.startswith("search"):  # it reads the engine's tables (BatchContext); an RLModule sees rows only
+                _fail(w(f"opponents.baselines.{name}"), "Search needs the fast engine's tables, which RLlib's "
+                                                        "modules do not see: not a baseline of the rllib engine "
+                                                        "(evaluations may still use it)")
         if r.address is None and r.num_env_runners + 1 > r.num_cpus:
             _fail(w("rllib.num_env_runners"), f"{r.num_env_runners} runners and the driver need "
                                               f"{r.num_env_runners + 1} CPUs; rllib.num_cpus is {r.num_cpus}")
@@ -354,7 +370,8 @@ def _check_family(c: TrainConfig, source: str) -> None:
     except (ValueError, TypeError) as exc:
         _fail(f"{source}: env.game_options", str(exc))
     if c.env.tactics_hint:
-        _fail(f"{source}: env.tactics_hint", f"is Nos's (the Tactics agent plays Nos only), not {game}'s")
+        _fail(f"{source}: env.tactics_hint", f"is Nos's (the Tactics agent plays Nos only), not {game}'s: "
+                                             f"a family game's hint is env.greedy_hint")
 
 
 def defaults_yaml() -> str:

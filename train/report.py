@@ -52,14 +52,30 @@ def plot_curve(run_dir: Path, curve: list[dict], evals: list[dict], opponent: st
     return path
 
 
+def _replay_lines(kept: Path) -> list[str]:
+    """The report's paragraph on replaying the evaluations' hands: where the seeds and agents are,
+    and the command that opens each final evaluation's most surprising hand (eval.records)."""
+    if not kept.exists():
+        return []
+    lines = [f"Every evaluation's deals (stream seeds, the agent at every seat, results) are in "
+             f"`{kept}/*/tournament.json`."]
+    for path in sorted(kept.glob("final-*/surprising.txt")):
+        lines.append(f"- {path.parent.name}, its most surprising hand: `{path.read_text().strip()}`")
+    return lines + [""]
+
+
 def final_report(config: TrainConfig, policy, run_dir: Path, training_seconds: float) -> dict:
     n = config.env.num_players
     rows = []
+    # The final evaluations keep their deals' seeds and agents, and the records eval.records names,
+    # in evaluations/final-*/ (evaluation.keep_evaluation).
+    kept = run_dir / "evaluations"
     if config.eval.final_deals > 0:
         for opponent in config.eval.final_opponents:
             row = evaluate(policy, opponent, config.eval.final_deals, n, seed=EVAL_SEED + 1,
                            num_threads=config.env.num_threads, game=config.env.game,
-                           game_options=config.env.game_options)
+                           game_options=config.env.game_options, folder=kept / f"final-vs-{opponent}",
+                           records=config.eval.records, model=str(run_dir / "model.zip"))
             row["seats"] = n - 1
             rows.append(row)
     best = run_dir / "best_model.zip"
@@ -68,7 +84,9 @@ def final_report(config: TrainConfig, policy, run_dir: Path, training_seconds: f
 
         row = evaluate(load_policy(best), config.eval.opponent, config.eval.final_deals, n, seed=EVAL_SEED + 1,
                        num_threads=config.env.num_threads, game=config.env.game,
-                       game_options=config.env.game_options)
+                       game_options=config.env.game_options,
+                       folder=kept / f"final-best_model-vs-{config.eval.opponent}", records=config.eval.records,
+                       model=str(best))
         row["seats"] = n - 1
         row["opponent_label"] = f"{config.eval.opponent} (best_model.zip)"
         rows.append(row)
@@ -98,11 +116,11 @@ def final_report(config: TrainConfig, policy, run_dir: Path, training_seconds: f
         f"Final evaluation: the model in one seat against {n - 1} copies of each opponent, duplicate deals "
         f"(every deal once per seat rotation), 95% confidence intervals over deals.", "",
         table, "",
-    ])
+    ] + _replay_lines(kept))
     (run_dir / "report.md").write_text(report)
     # Every file and folder the run wrote, for the command's last lines.
     names = ["model.zip", "best_model.zip", "report.md", "results.json", "learning_curve.png", "curve.csv",
-             "eval.csv", "config.yaml", "checkpoints", "snapshots", "tb"]
+             "eval.csv", "evaluations", "config.yaml", "checkpoints", "snapshots", "tb"]
     results["files"] = [str(run_dir / name) for name in names if (run_dir / name).exists()]
     results["table"] = table
     return results

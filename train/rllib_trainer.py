@@ -1,4 +1,6 @@
-"""Self-play PPO on RLlib (``run.engine: rllib``; docs/ray.md).
+"""Self-play PPO on RLlib (``run.engine: rllib``; docs/ray.md), for Nos or any other registered
+game (``env.game``, ``env.game_options``: the environment is ``nos_env.rllib_env`` for every game,
+the baselines the game's agents, the evaluations its duplicate tournaments).
 
 One learning module (``"learner"``, :class:`agents.rllib_module.MaskedPPOModule`) plays one seat
 of every hand; the other seats are drawn from a league by the agent-to-module mapping:
@@ -52,11 +54,16 @@ def league_mapping(num_players: int, league: list[tuple[str, float]]):
     sees the same draw whenever RLlib asks."""
     ids = [m for m, w in league if w > 0]
     weights = [w for m, w in league if w > 0]
+    drawn: dict = {}  # episode id -> (learner seat, draws): RLlib asks per agent and step (5 % of a runner's time)
 
     def mapping(agent_id, episode, **kwargs):
-        rng = random.Random(str(episode.id_))
-        learner_seat = rng.randrange(num_players)
-        draws = rng.choices(ids, weights, k=num_players)
+        key = str(episode.id_)
+        if key not in drawn:
+            if len(drawn) >= 4096:
+                drawn.clear()
+            rng = random.Random(key)
+            drawn[key] = (rng.randrange(num_players), rng.choices(ids, weights, k=num_players))
+        learner_seat, draws = drawn[key]
         seat = int(str(agent_id).rsplit("_", 1)[1])
         return LEARNER if seat == learner_seat else draws[seat]
 
@@ -79,6 +86,20 @@ class League:
         return {"snapshots": list(self.snapshots)}
 
 
+def env_config_of(config: TrainConfig, tables: int = 1, seed: int = 0) -> dict:
+    """The RLlib environment's ``env_config`` of a run (``nos_env.rllib_books.check_env_config``):
+    Nos with D12's forced moves as the config says; another game with its options (one hand an
+    episode unless ``target_score`` is given) and relative points, as the SB3 path trains it."""
+    c = config.env
+    out = {"game": c.game, "num_players": c.num_players, "tables": tables, "seed": seed,
+           "reward_scale": c.reward_scale, "num_threads": 1}
+    if c.game == "nos":
+        out["auto_forced"] = c.auto_forced
+    else:
+        out.update(game_options=dict(c.game_options), reward="relative")
+    return out
+
+
 def build_config(config: TrainConfig, league: League, env_seed: int):
     """The RLlib ``PPOConfig`` of a run (modules for the baselines and the league's snapshots)."""
     from ray.rllib.algorithms.ppo import PPOConfig
@@ -87,10 +108,11 @@ def build_config(config: TrainConfig, league: League, env_seed: int):
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
     from agents.rllib_module import AgentModule, MaskedPPOModule
-    from nos_env.rllib_env import NosTablesEnvRunner, spaces
+    from nos_env.rllib_env import NosTablesEnvRunner, game_spaces
 
     c, r, p = config, config.rllib, config.ppo
-    obs_space, act_space = spaces(1041)
+    env_config = env_config_of(c, tables=r.tables_per_runner, seed=env_seed)
+    obs_space, act_space = game_spaces(env_config)
     model = DefaultModelConfig(fcnet_hiddens=[c.policy.width, *c.policy.pi], fcnet_activation=c.policy.activation,
                                vf_share_layers=False)
     learner_spec = RLModuleSpec(module_class=MaskedPPOModule, observation_space=obs_space, action_space=act_space,
@@ -99,12 +121,12 @@ def build_config(config: TrainConfig, league: League, env_seed: int):
     for i, (name, _) in enumerate(c.opponents.baselines.items()):
         specs[f"baseline_{name}"] = RLModuleSpec(module_class=AgentModule, observation_space=obs_space,
                                                  action_space=act_space,
-                                                 model_config={"agent": name, "seed": c.run.seed * 7919 + i})
+                                                 model_config={"agent": name, "seed": c.run.seed * 7919 + i,
+                                                               "game": c.env.game, "num_players": c.env.num_players,
+                                                               "game_options": dict(c.env.game_options)})
     for t in league.snapshots:
         specs[f"snapshot_{t}"] = learner_spec
     train_batch = max(1, r.num_env_runners) * r.tables_per_runner * r.rollout_fragment_length
-    env_config = {"game": "nos", "num_players": c.env.num_players, "tables": r.tables_per_runner, "seed": env_seed,
-                  "reward_scale": c.env.reward_scale, "auto_forced": c.env.auto_forced, "num_threads": 1}
     return (
         PPOConfig()
         .environment(env="nos_tables", env_config=env_config, disable_env_checking=True)
@@ -136,21 +158,27 @@ def learner_module(algo, config: TrainConfig):
 
 
 def evaluate_module(module, opponent: str, deals: int, num_players: int, seed: int = EVAL_SEED,
-                    num_threads=None) -> dict:
+                    num_threads=None, game: str = "nos", game_options: dict | None = None) -> dict:
     """As train/evaluation.py's ``evaluate``: the module (deterministic) in one seat against
-    ``num_players - 1`` copies of ``opponent``, duplicate deals."""
+    ``num_players - 1`` copies of ``opponent``, duplicate deals of ``game`` (a family game: points
+    per hand under the chips keys, as there)."""
     from agents.rllib_module import RLlibAgent
     from agents.tournament import run_tournament
 
     agent = RLlibAgent(module, seed=seed, deterministic=True, name="model")
     result = run_tournament([agent] + [opponent] * (num_players - 1), deals, seed=seed, progress=False,
-                            num_threads=num_threads)
+                            num_threads=num_threads, game=game,
+                            game_options=None if game == "nos" else dict(game_options or {}))
     s = result.summary()
     model = s["agents_by_name"]["model"]
     versus = s["head_to_head_by_name"][f"model vs {opponent}"]
     return {"opponent": opponent, "deals": deals, "hands": s["hands"],
             "model_chips_per_hand": model["mean_chips_per_hand"], "model_ci95": model["ci95"],
             "difference": versus["mean_difference"], "difference_ci95": versus["ci95"]}
+
+
+def _game(config: TrainConfig) -> dict:
+    return {"game": config.env.game, "game_options": dict(config.env.game_options)}
 
 
 def _save_module(module, path: Path) -> None:
@@ -251,7 +279,7 @@ def _train(config, resume, progress, run_dir, state_file, truncate_csv) -> dict:
         nonlocal best
         module = learner_module(algo, c)
         row = evaluate_module(module, c.eval.opponent, c.eval.deals, c.env.num_players,
-                              num_threads=c.env.num_threads)
+                              num_threads=c.env.num_threads, **_game(c))
         row["timesteps"] = at
         row["seconds"] = time.perf_counter() - start
         append_csv(run_dir / "eval.csv", row)
@@ -331,7 +359,7 @@ def rllib_report(config: TrainConfig, module, run_dir: Path, training_seconds: f
     if config.eval.final_deals > 0:
         for opponent in config.eval.final_opponents:
             row = evaluate_module(module, opponent, config.eval.final_deals, n, seed=EVAL_SEED + 1,
-                                  num_threads=config.env.num_threads)
+                                  num_threads=config.env.num_threads, **_game(config))
             row["seats"] = n - 1
             rows.append(row)
         best = run_dir / "best_rllib_module"
@@ -339,7 +367,7 @@ def rllib_report(config: TrainConfig, module, run_dir: Path, training_seconds: f
             from agents.rllib_module import load_module
 
             row = evaluate_module(load_module(best), config.eval.opponent, config.eval.final_deals, n,
-                                  seed=EVAL_SEED + 1, num_threads=config.env.num_threads)
+                                  seed=EVAL_SEED + 1, num_threads=config.env.num_threads, **_game(config))
             row["seats"] = n - 1
             row["opponent_label"] = f"{config.eval.opponent} (best_rllib_module)"
             rows.append(row)

@@ -35,7 +35,9 @@ learner at (b + k) mod n, so every seat, the one on set included, is played.
 Observations are the learner's, as the AEC environment encodes them
 (``nos_env.encoding``, 1,041 floats). With ``tactics_hint`` the index of the
 Tactics agent's choice in the same position is appended as one more float
-(see ``agents.policy.NosPolicy``; in a terminal observation it is 0). ``action_masks()`` (and so
+(see ``agents.policy.NosPolicy``; in a terminal observation it is 0). A family game's
+``greedy_hint`` appends its Greedy agent's choice the same way (``hint_source`` names the
+rules it is computed for; the policy is given them). ``action_masks()`` (and so
 ``env_method("action_masks")``, as sb3-contrib's MaskablePPO asks) returns the
 batch's masks, bool [B, 557].
 
@@ -123,6 +125,7 @@ class SelfPlayVecEnv(VecEnv):
         learner_seat: int | str = "rotate",
         reward_scale: float = 0.01,
         tactics_hint: bool = False,
+        greedy_hint: bool = False,
         game: str = "nos",
         game_options: dict | None = None,
         **table_options,
@@ -142,7 +145,7 @@ class SelfPlayVecEnv(VecEnv):
             from agents.tournament import family_options
 
             if tactics_hint:
-                raise ValueError(f"the Tactics hint is Nos's, not {game}'s")
+                raise ValueError(f"the Tactics hint is Nos's, not {game}'s (a family game's is greedy_hint)")
             self.tables = tables_class(game)(game, num_envs, num_players=num_players, seed=seed,
                                        observation_dtype="float32", **family_options(game, game_options),
                                        **table_options)
@@ -151,6 +154,8 @@ class SelfPlayVecEnv(VecEnv):
         else:
             if game_options:
                 raise ValueError("game_options are for the family games")
+            if greedy_hint:
+                raise ValueError("greedy_hint is a family game's; Nos's hint is tactics_hint")
             self.tables = FastTables(num_envs, num_players, seed, observation_dtype="float32", **table_options)
             obs_size, num_actions = OBSERVATION_SIZE, NUM_ACTIONS
         self.pool = opponents
@@ -158,13 +163,23 @@ class SelfPlayVecEnv(VecEnv):
         self.learner_seat_mode = learner_seat
         self.reward_scale = float(reward_scale)
         self.tactics_hint = bool(tactics_hint)
+        self.greedy_hint = bool(greedy_hint)
         self.hint_agent = None
+        #: The rules the Greedy hint is computed for, as the policy saves them (agents.policy.hint_agent).
+        self.hint_source = None
         if self.tactics_hint:
             from agents.tactics import TacticsAgent
 
             self.hint_agent = TacticsAgent(seed=seed + 7919, compiled=True)  # the hint at engine speed
+        if self.greedy_hint:
+            from agents.family.games import table_options
+            from agents.policy import hint_agent
+
+            self.hint_source = {"game": game, "num_players": int(self.tables.num_players),
+                                "options": table_options(self.tables.rules)}
+            self.hint_agent = hint_agent(self.hint_source, seed=seed + 7919)
         self.render_mode = None
-        size = obs_size + (1 if self.tactics_hint else 0)
+        size = obs_size + (1 if self.hint_agent is not None else 0)
         observation_space = spaces.Box(-np.inf, np.inf, (size,), np.float32)
         super().__init__(int(num_envs), observation_space, spaces.Discrete(num_actions))
         B = self.num_envs
@@ -218,7 +233,7 @@ class SelfPlayVecEnv(VecEnv):
         self._loop.refresh(rows)
 
     def _with_hint_rows(self, obs: np.ndarray, masks: np.ndarray | None) -> np.ndarray:
-        if not self.tactics_hint:
+        if self.hint_agent is None:
             return obs
         hint = np.zeros((obs.shape[0], 1), np.float32)
         if masks is not None:

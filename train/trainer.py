@@ -55,7 +55,7 @@ def make_env(config: TrainConfig) -> tuple[SelfPlayVecEnv, OpponentPool]:
         pool.add(make_agent(name, seed=c.run.seed * 7919 + i, **game_kwargs), weight, label=name)
     env = SelfPlayVecEnv(c.env.num_envs, pool, num_players=c.env.num_players, seed=c.run.seed,
                          learner_seat=c.env.learner_seat, reward_scale=c.env.reward_scale,
-                         tactics_hint=c.env.tactics_hint, **table_kwargs)
+                         tactics_hint=c.env.tactics_hint, greedy_hint=c.env.greedy_hint, **table_kwargs)
     return env, pool
 
 
@@ -64,6 +64,8 @@ def make_model(config: TrainConfig, env: SelfPlayVecEnv) -> MaskablePPO:
     policy_kwargs = {"width": c.policy.width, "net_arch": {"pi": list(c.policy.pi), "vf": list(c.policy.vf)},
                      "activation_fn": nn.Tanh if c.policy.activation == "tanh" else nn.ReLU,
                      "hint_weight": c.policy.hint_weight, "hint_trainable": c.policy.hint_trainable,
+                     # a family game's Greedy hint: the rules it is computed for, saved with the model
+                     **({"hint_source": env.hint_source} if env.hint_source is not None else {}),
                      # fused: one kernel for all of Adam's per-parameter updates (CPU since torch 2.4)
                      "optimizer_kwargs": {"eps": 1e-5, "fused": True}}
     return MaskablePPO(NosPolicy, env, rollout_buffer_class=CompactMaskableRolloutBuffer, learning_rate=p.learning_rate, n_steps=p.n_steps, batch_size=p.batch_size,
@@ -173,9 +175,14 @@ class TrainingCallback(BaseCallback):
 
     def run_eval(self, at: int | None = None) -> dict:
         c = self.config
+        timesteps = int(self.num_timesteps if at is None else at)
+        # Every evaluation keeps its deals' seeds and agents (and the records eval.records names):
+        # evaluations/t<timesteps>-vs-<opponent>/ (evaluation.keep_evaluation).
         result = evaluate(self.model.policy, c.eval.opponent, c.eval.deals, c.env.num_players,
-                          num_threads=c.env.num_threads, game=c.env.game, game_options=c.env.game_options)
-        result["timesteps"] = int(self.num_timesteps if at is None else at)
+                          num_threads=c.env.num_threads, game=c.env.game, game_options=c.env.game_options,
+                          folder=self.run_dir / "evaluations" / f"t{timesteps:012d}-vs-{c.eval.opponent}",
+                          records=c.eval.records, model=f"the model at timesteps {timesteps}")
+        result["timesteps"] = timesteps
         result["seconds"] = time.perf_counter() - self.start
         for key in ("model_chips_per_hand", "difference", "difference_ci95"):
             self.logger.record(f"eval/{key}_vs_{c.eval.opponent}", result[key])

@@ -27,9 +27,10 @@ def make_family_agent(name: str, rules, seed: int | None = 0, **kwargs):
             return BlindGreedyAgent(rules, seed=seed)
         return FamilyGreedyAgent(rules, seed=seed)
     if name == "search":
-        if rules.game == "blind":
-            raise ValueError("search is not implemented for blind (its face-down rows need a sampler of their own); "
-                             "blind has random and greedy")
+        if rules.game == "blind":  # the never-seen tiles' order is what it samples (BD3, BD7)
+            from .blind_search import BlindSearchAgent
+
+            return BlindSearchAgent(rules, seed=seed, **kwargs)
         from .search import FamilySearchAgent
 
         return FamilySearchAgent(rules, seed=seed, **kwargs)

@@ -13,6 +13,7 @@ Every game:
 - Matador: a matador ([0-0] and the tiles of seven pips) is wild and the only thing that
   goes on a blank, so it is kept while another play exists;
 - a set (free opening): its highest double, else its heaviest tile, plus what the set scores;
+- Chickenfoot: the [0-0] is shed as if it had its 50 penalty points (CK12);
 - never a draw by choice (Matador allows one at will), a pass only when nothing else is legal.
 
 It reads the observation (its hand, the open ends, the arms, the set tile) and the mask only.
@@ -35,6 +36,7 @@ DOUBLE_BONUS = 3.0
 FOLLOW = 1.0  # per own tile that can follow the number left open
 KEEP_MATADOR = 30.0
 NEVER = -1e6
+CHICKENFOOT_ZERO_ZERO = 50.0
 
 
 def play_score(game: str, E_or_ends, *, bergen_double=None) -> np.ndarray:
@@ -153,6 +155,8 @@ class FamilyGreedyAgent(Agent):
         score[:, plays] += FOLLOW * follow
         if v.seven:
             score[:, plays] -= KEEP_MATADOR * matador_mask(v)[v.TILE[plays]][None, :]
+        if self.rules.game == "chickenfoot":  # CK12: the [0-0] costs 50 more than its pips: shed it first
+            score[:, plays] += CHICKENFOOT_ZERO_ZERO * (v.TILE[plays] == v.index[(0, 0)])[None, :]
         score += POINT * self.immediate_points(obs)
         # Going out: the play of the last tile in the hand.
         last = hand.sum(axis=1) == 1

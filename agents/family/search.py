@@ -54,8 +54,8 @@ class FamilySearchAgent(Agent):
         self.rollouts, self.min_rollouts, self.max_batch = int(rollouts), int(min_rollouts), int(max_batch)
         self.margin = float(margin)
         base = 0 if seed is None else seed
-        self.policy = FamilyGreedyAgent(rules, seed=base + 7919)  # plays every seat of the rollouts
-        self.prior = FamilyGreedyAgent(rules, seed=base + 15485863) if prior == "greedy" else None
+        self.policy = self._greedy(rules, seed=base + 7919)  # plays every seat of the rollouts
+        self.prior = self._greedy(rules, seed=base + 15485863) if prior == "greedy" else None
         self._scratch: dict = {}
         self.last_search: dict | None = None
 
@@ -81,7 +81,7 @@ class FamilySearchAgent(Agent):
             raise ValueError(f"seat {seat} is not to move at table {b}")
         candidates = np.flatnonzero(mask)
         C = len(candidates)
-        sampler = FamilySampler(self.view, obs)  # only the observation
+        sampler = self._sampler(obs)  # only the observation
         # (np.asarray: a table's random state comes back from clone_table as a numpy scalar, which
         # restore_table refuses; a 0-d array is what it wants)
         snapshot = {name: np.asarray(a) for name, a in tables.clone_table(b).items()}
@@ -102,6 +102,22 @@ class FamilySearchAgent(Agent):
         self.last_search = {"candidates": candidates, "values": means, "rollouts": len(values), "choice": choice}
         return choice
 
+    # ------------------------------------------------- what a game of its own overrides (Blind)
+    def _greedy(self, rules, seed):
+        """The game's Greedy: the rollout policy and the prior."""
+        return FamilyGreedyAgent(rules, seed=seed)
+
+    def _sampler(self, obs: np.ndarray):
+        """The hidden tiles' sampler, built from the observation row alone."""
+        return FamilySampler(self.view, obs)
+
+    def _determinize(self, tables, snapshot, sampler, k: int, C: int, seat: int) -> None:
+        """Rows ``i * C .. i * C + C - 1`` of ``tables`` (C candidates) hold ``snapshot`` with the
+        hidden tiles of sample i (the same sample for every candidate: common random numbers)."""
+        hands, boneyard = sampler.sample(self.rng, k)
+        sample_of_row = np.repeat(np.arange(k), C)
+        determinize(tables, snapshot, hands[sample_of_row], boneyard[sample_of_row], seat)
+
     # ------------------------------------------------------------------ rollouts
     def _tables(self, rows: int):
         if rows not in self._scratch:
@@ -112,23 +128,27 @@ class FamilySearchAgent(Agent):
                                                **table_options(self.rules))
         return self._scratch[rows]
 
-    def _evaluate(self, snapshot, sampler: FamilySampler, candidates: np.ndarray, k: int, seat: int) -> np.ndarray:
+    def _evaluate(self, snapshot, sampler, candidates: np.ndarray, k: int, seat: int) -> np.ndarray:
         """[k, C]: the acting seat's relative points after each candidate on each of k samples."""
         C = len(candidates)
         rows = k * C
         tables = self._tables(rows)
-        hands, boneyard = sampler.sample(self.rng, k)
-        sample_of_row = np.repeat(np.arange(k), C)
-        determinize(tables, snapshot, hands[sample_of_row], boneyard[sample_of_row], seat)
+        self._determinize(tables, snapshot, sampler, k, C, seat)
         n = self.rules.num_players
         gained = np.zeros((rows, n), np.int64)
         done = np.zeros(rows, bool)
         actions = np.tile(candidates.astype(np.int64), k)
+        # Chickenfoot's episode is a match of hands (CK13): a rollout ends with the hand, whose
+        # end (the penalties, in the step's points) is where the candidates differ.
+        by_hand = self.rules.game == "chickenfoot"
+        hand_at_start = np.asarray(tables.hand_number).copy() if by_hand else None
         for _ in range(MAX_ROLLOUT_STEPS):
             _, points, terminated, current = tables.step(actions, observe=False, autoreset=False,
                                                          allow_idle=True)
             gained[~done] += np.asarray(points)[~done, :n]
             done |= np.asarray(terminated, bool)
+            if by_hand:
+                done |= np.asarray(tables.hand_number) != hand_at_start
             if done.all():
                 break
             live = np.flatnonzero(~done)

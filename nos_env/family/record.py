@@ -2,13 +2,16 @@
 
 A record replays exactly: the same rules, seed and actions give the same game in every engine
 (contract, "The deal and the random stream"). A game started with ``FamilyGame.from_deal``
-records its deal instead of a seed's first hand.
+records its deal instead of a seed's first hand; the deal may carry ``stream_state``, the random
+stream's state after that deal (a fast-engine table's, ``FamilyTables.reference_game``), so the
+later hands of a match replay as the table dealt them (without it they come from seed 0's stream).
 """
 
 from __future__ import annotations
 
 import json
 
+from ..rng import SplitMix64
 from .rules import make_rules
 
 RECORD_VERSION = 1
@@ -33,6 +36,12 @@ def replay(record: dict):
     if record.get("deal") is not None:
         deal = record["deal"]
         game = FamilyGame.from_deal(rules, deal["hands"], deal["boneyard"], deal.get("setter"), deal.get("scores"))
+        if deal.get("stream_state") is not None:
+            state = deal["stream_state"]
+            if isinstance(state, bool) or not isinstance(state, int) or not 0 <= state < 1 << 64:
+                raise ValueError(f"a deal's stream_state is an integer 0..2**64-1, got {state!r}")
+            game.rng = SplitMix64.from_state(state)
+            game._from_deal = dict(game._from_deal, stream_state=state)
     else:
         game = FamilyGame(rules, seed=record.get("seed", 0))
     for a in record["actions"]:

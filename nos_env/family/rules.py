@@ -168,6 +168,18 @@ def _blind():
     return blind
 
 
+def _chickenfoot():
+    """Chickenfoot keeps its rules in its own module (nos_env/family/chickenfoot.py, issue 16),
+    handed over as Blind is."""
+    from . import chickenfoot
+
+    return chickenfoot
+
+
+#: games with their own rules module: id -> the function importing it
+_OWN = {"blind": _blind, "chickenfoot": _chickenfoot}
+
+
 def _check_game(game: object) -> str:
     if game not in GAMES:
         raise ValueError(f"game must be one of {', '.join(GAMES)} (blind: nos_env.family.blind), got {game!r}")
@@ -176,16 +188,16 @@ def _check_game(game: object) -> str:
 
 def player_counts(game: str) -> tuple[int, ...]:
     """The numbers of players the game's page allows."""
-    if game == "blind":
-        return _blind().player_counts(game)
+    if game in _OWN:
+        return _OWN[game]().player_counts(game)
     return _PLAYERS[_check_game(game)]
 
 
 def default_players(game: str) -> int:
     """4 for every game: the pages' default (``players=4``) where they name one, and the
     texts' pub table of four for Block, Draw and the Crosses."""
-    if game == "blind":
-        return _blind().default_players(game)
+    if game in _OWN:
+        return _OWN[game]().default_players(game)
     _check_game(game)
     return 4
 
@@ -221,8 +233,8 @@ def option_names(game: str) -> tuple[str, ...]:
 
 def options_table(game: str) -> dict[str, tuple[object, str]]:
     """name -> (default, description of the allowed values), for docs and command lines."""
-    if game == "blind":
-        return _blind().options_table(game)
+    if game in _OWN:
+        return _OWN[game]().options_table(game)
     table = {}
     for name in option_names(game):
         if name in _CHOICES:
@@ -253,8 +265,8 @@ def _choice(game: str, name: str, value: object) -> str:
 def make_rules(game: str, num_players: int | None = None, **options) -> FamilyRules:
     """The rules of ``game`` for ``num_players`` (default :func:`default_players`) with the
     page's options; unknown options and bad values raise ``ValueError`` naming what is allowed."""
-    if game == "blind":
-        return _blind().make_rules(game, num_players, **options)
+    if game in _OWN:
+        return _OWN[game]().make_rules(game, num_players, **options)
     game = _check_game(game)
     allowed = option_names(game)
     unknown = sorted(set(options) - set(allowed))
