@@ -94,11 +94,17 @@ def vector():
     return load_vector
 
 
-#: Cache files that exist once tests/kernel_warmup.py's groups ran on this source tree (numba names a
-#: cached function ``<module>.<function>-<line>.py<version>.nbi`` in the ``__pycache__`` beside it).
-WARMED = ("games/nos/__pycache__/tactics.decide_rows-*.nbi", "games/nos/__pycache__/batch.step_batch_parallel-*.nbi",
-          "games/family/__pycache__/batch.step_batch_parallel-*.nbi",
-          "games/blind/__pycache__/batch.step_batch_parallel-*.nbi")
+def kernels_cached(source: Path) -> bool:
+    """Whether numba's cache beside ``source`` (the ``nos_env`` folder) holds what tests/kernel_warmup.py
+    compiles: the compiled Tactics and every game's parallel step loop (numba names a cached
+    function ``<module>.<function>-<line>.py<version>.nbi``, in the ``__pycache__`` beside its
+    file). A sample, not a proof: a kernel still missing is compiled where a test first needs it."""
+    games = [p.parent for p in source.glob("games/*/batch.py") if "def step_batch_parallel" in p.read_text()]
+    patterns = ["games/nos/__pycache__/tactics.decide_rows-*.nbi"] + [
+        f"{g.relative_to(source).as_posix()}/__pycache__/batch.step_batch_parallel-*.nbi" for g in games]
+    return bool(games) and all(list(source.glob(pattern)) for pattern in patterns)
+
+
 WARMUP = {"seconds": None, "failed": []}
 
 
@@ -116,7 +122,7 @@ def pytest_sessionstart(session):
     if hasattr(session.config, "workerinput"):  # a pytest-xdist worker: the main process warmed
         return
     source = Path(nos_env.__file__).resolve().parent
-    if all(list(source.glob(pattern)) for pattern in WARMED):
+    if kernels_cached(source):
         return  # compiled already: loading is fast, nothing to gain
     # The processes must compile the very source tree the tests import, whatever the path says.
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(source.parent)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))

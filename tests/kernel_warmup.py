@@ -5,7 +5,7 @@ On a fresh clone the cache is empty, and compiling the kernels costs about half 
 on one core; and pytest-xdist's two workers would each compile the same kernels for themselves.
 ``tests/conftest.py`` therefore runs this file once per session, before any test or worker
 starts, as two processes at once (one per core): ``nos`` (the Nos engine and the compiled
-Tactics) and ``family`` (the family games' engine and Blind's). Each plays a few steps through
+Tactics) and ``family`` (the engines of every other registered game: the family's, Blind's, ...). Each plays a few steps through
 the public Tables API in the variants the tests use (both observation dtypes, one and two
 threads, penalties, sessions, loaded deals, Tactics on tables and on rows), so that the kernels
 are compiled and cached with the argument types the tests pass. Anything left out is still
@@ -65,15 +65,20 @@ def warm_nos() -> None:
 
 
 def warm_family() -> None:
-    from nos_env.blind_tables import BlindTables
-    from nos_env.family_tables import FamilyTables
+    from nos_env.family_backends import tables_class
+    from nos_env.registry import list_games
 
-    for dtype in ("uint8", "float32"):
-        for threads in (1, 2):
-            _play(FamilyTables("draw", 4, 2, seed=0, observation_dtype=dtype, threads=threads), 40)
-            _play(BlindTables("blind", 4, seed=0, observation_dtype=dtype, threads=threads), 40)
-    for game in ("bergen", "matador", "five_up", "fours", "cross"):  # the per-game branches
-        _play(FamilyTables(game, 2, seed=1), 60)
+    games = [g for g in list_games() if g != "nos"]  # every other registered game: the family, Blind, ...
+    warmed = set()
+    for game in games:
+        cls = tables_class(game)
+        if cls not in warmed:  # each tables class's kernels in every variant, once
+            warmed.add(cls)
+            for dtype in ("uint8", "float32"):
+                for threads in (1, 2):
+                    _play(cls(game, 4, seed=0, observation_dtype=dtype, threads=threads), 40)
+        else:  # the same kernels: the game's own branches of them
+            _play(cls(game, 2, seed=1), 60)
 
 
 def main(argv: list[str]) -> int:
