@@ -94,6 +94,55 @@ def vector():
     return load_vector
 
 
+def kernels_cached(source: Path) -> bool:
+    """Whether numba's cache beside ``source`` (the ``nos_env`` folder) holds what tests/kernel_warmup.py
+    compiles: the compiled Tactics and every game's parallel step loop (numba names a cached
+    function ``<module>.<function>-<line>.py<version>.nbi``, in the ``__pycache__`` beside its
+    file). A sample, not a proof: a kernel still missing is compiled where a test first needs it."""
+    games = [p.parent for p in source.glob("games/*/batch.py") if "def step_batch_parallel" in p.read_text()]
+    patterns = ["games/nos/__pycache__/tactics.decide_rows-*.nbi"] + [
+        f"{g.relative_to(source).as_posix()}/__pycache__/batch.step_batch_parallel-*.nbi" for g in games]
+    return bool(games) and all(list(source.glob(pattern)) for pattern in patterns)
+
+
+WARMUP = {"seconds": None, "failed": []}
+
+
+def pytest_sessionstart(session):
+    """Compile the kernels before the first test, both groups at once (tests/kernel_warmup.py says
+    why): once per session, in the main process (under pytest-xdist: before the workers start)."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    import nos_env
+    import nos_env.games  # noqa: F401  (its import runs the cache guard: a stale cache is gone first)
+
+    if hasattr(session.config, "workerinput"):  # a pytest-xdist worker: the main process warmed
+        return
+    source = Path(nos_env.__file__).resolve().parent
+    if kernels_cached(source):
+        return  # compiled already: loading is fast, nothing to gain
+    # The processes must compile the very source tree the tests import, whatever the path says.
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(source.parent)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
+    start = time.perf_counter()
+    runs = {group: subprocess.Popen([sys.executable, str(ROOT / "tests" / "kernel_warmup.py"), group], cwd=ROOT, env=env,
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            for group in ("nos", "family")}
+    for group, run in runs.items():
+        _, err = run.communicate()
+        if run.returncode != 0:  # the tests that use these kernels will fail and say why
+            WARMUP["failed"].append(f"{group}: {err.strip().splitlines()[-1] if err.strip() else run.returncode}")
+    WARMUP["seconds"] = time.perf_counter() - start
+
+
+def pytest_report_header(config):
+    if WARMUP["seconds"] is not None:
+        failed = f"; FAILED {', '.join(WARMUP['failed'])}" if WARMUP["failed"] else ""
+        return f"numba kernels compiled in two processes at once (tests/kernel_warmup.py): {WARMUP['seconds']:.0f} s{failed}"
+
+
 @pytest.fixture(scope="session", autouse=True)
 def warm_fast_kernels():
     """Compile (or load from numba's cache) the fast engine's kernels once per session."""

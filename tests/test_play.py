@@ -2,6 +2,7 @@
 played end to end through a real terminal (tmux: keys sent, the screen read back)."""
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -81,7 +82,8 @@ class Terminal:
     """A program in a private tmux server (its own socket: no other tmux is touched)."""
 
     def __init__(self, tmp_path, command: str):
-        self.socket = f"nos-play-test-{id(self)}"
+        # The process id too: id() repeats across processes, and pytest-xdist runs two at once.
+        self.socket = f"nos-play-test-{os.getpid()}-{id(self)}"
         conf = tmp_path / "tmux.conf"
         conf.write_text("set -g history-limit 100000\n")
         self.tmux("-f", str(conf), "new-session", "-d", "-s", "play", "-x", "150", "-y", "50",

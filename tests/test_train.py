@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import io
 import json
+import shutil
 import zipfile
 from pathlib import Path
 
@@ -217,14 +220,24 @@ def test_smoke_training_writes_everything(smoke_run):
     assert '"_last_obs"' not in zipfile.ZipFile(smoke_run / "model.zip").read("data").decode()
 
 
-def test_a_short_run_talks_to_its_user_and_keeps_no_untrained_best_model(tmp_path, capsys):
-    """Shorter than one evaluation period (eval.every 2048): the only evaluation is the untrained
-    model's, so no best_model.zip. The bar ends at the configured total (SB3 rounds 1000 up to one
-    rollout of 64 x 16 = 1024), with units; the last lines name every file written."""
-    train_main(["--config", str(ROOT / "configs" / "smoke.yaml"), "--set", f"run.output_dir={tmp_path}",
-                "--set", "run.total_timesteps=1000", "--set", "output.progress_bar=true"])
-    out, err = capsys.readouterr()
-    run = tmp_path / "smoke"
+@pytest.fixture(scope="module")
+def short_run(tmp_path_factory):
+    """A launch shorter than one evaluation period (eval.every 2048; SB3 rounds 1000 up to one
+    rollout of 64 x 16 = 1024), with its progress bar: the run folder and what it printed (stdout,
+    stderr). Two tests read it; the resume test continues a copy, so it is trained once."""
+    out = tmp_path_factory.mktemp("short")
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        train_main(["--config", str(ROOT / "configs" / "smoke.yaml"), "--set", f"run.output_dir={out}",
+                    "--set", "run.total_timesteps=1000", "--set", "output.progress_bar=true"])
+    return out / "smoke", stdout.getvalue(), stderr.getvalue()
+
+
+def test_a_short_run_talks_to_its_user_and_keeps_no_untrained_best_model(short_run):
+    """Shorter than one evaluation period: the only evaluation is the untrained model's, so no
+    best_model.zip. The bar ends at the configured total, with units; the last lines name every
+    file written."""
+    run, out, err = short_run
     assert not (run / "best_model.zip").exists()
     assert "best_model" not in (run / "report.md").read_text()
     assert out.startswith("nos-train: loading torch")  # said before the silent import and compile
@@ -236,13 +249,11 @@ def test_a_short_run_talks_to_its_user_and_keeps_no_untrained_best_model(tmp_pat
         assert str(run / name) in written, name
 
 
-def test_a_resumed_run_judges_its_best_model_on_trained_evaluations_only(tmp_path, capsys):
+def test_a_resumed_run_judges_its_best_model_on_trained_evaluations_only(short_run, tmp_path, capsys):
     """A launch shorter than eval.every leaves only the untrained step-0 evaluation; the resumed
     launch's first trained evaluation (2048) is its best so far, however well step 0 scored."""
-    args = ["--config", str(ROOT / "configs" / "smoke.yaml"), "--set", f"run.output_dir={tmp_path}",
-            "--set", "run.total_timesteps=1000", "--quiet"]
-    train_main(args)
     run = tmp_path / "smoke"
+    shutil.copytree(short_run[0], run)  # the short run's folder, moved (a run's files name it relatively)
     assert not (run / "best_model.zip").exists() and not (run / "snapshots").exists()
     with (run / "eval.csv").open(newline="") as f:
         rows = list(csv.DictReader(f))
@@ -253,7 +264,8 @@ def test_a_resumed_run_judges_its_best_model_on_trained_evaluations_only(tmp_pat
         writer.writeheader()
         writer.writerows(rows)
     capsys.readouterr()
-    train_main(args + ["--resume", "--set", "run.total_timesteps=2048"])
+    train_main(["--config", str(ROOT / "configs" / "smoke.yaml"), "--set", f"run.output_dir={tmp_path}", "--quiet",
+                "--resume", "--set", "run.total_timesteps=2048"])
     out = capsys.readouterr().out
     assert (run / "best_model.zip").is_file()
     assert "tactics (best_model.zip)" in (run / "report.md").read_text()
@@ -301,12 +313,12 @@ def test_overwrite_deletes_only_a_run_folder(tmp_path, capsys):
     assert (tmp_path / "smoke" / "precious.txt").exists()
 
 
-def test_overwrite_starts_the_run_again(tmp_path):
-    args = ["--config", str(ROOT / "configs" / "smoke.yaml"), "--set", f"run.output_dir={tmp_path}", "--set",
-            "run.total_timesteps=1024", "--set", "eval.final_deals=0", "--quiet"]
-    train_main(args)
+def test_overwrite_starts_the_run_again(smoke_run, tmp_path):
+    # A copy of the smoke run (4,096 timesteps) is the run overwritten: a real run's folder, trained once.
+    shutil.copytree(smoke_run, tmp_path / "smoke")
     (tmp_path / "smoke" / "stale.txt").write_text("from the first run")
-    train_main(args + ["--overwrite"])
+    train_main(["--config", str(ROOT / "configs" / "smoke.yaml"), "--set", f"run.output_dir={tmp_path}", "--set",
+                "run.total_timesteps=1024", "--set", "eval.final_deals=0", "--quiet", "--overwrite"])
     assert not (tmp_path / "smoke" / "stale.txt").exists()
     assert json.loads((tmp_path / "smoke" / "results.json").read_text())["timesteps"] == 1024
 

@@ -220,9 +220,10 @@ def test_the_slider_and_the_screenshot(browser, replay_page):
 
 
 @needs_browser
-def test_dump_dom_from_the_command_line(replay_page):
+def test_dump_dom_from_the_command_line(replay_page, tmp_path):
     """The page also works for `chromium --headless --dump-dom`: the address picks the step and view."""
-    done = subprocess.run([BROWSER, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom",
+    # A profile of its own: two browsers on one profile (pytest-xdist's workers) would share its lock.
+    done = subprocess.run([BROWSER, "--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={tmp_path}", "--dump-dom",
                            f"{replay_page.as_uri()}#step=5&view=2"], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     status = re.search(r'<div id="status">(.*?)</div>', done.stdout).group(1)
