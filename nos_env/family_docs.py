@@ -196,7 +196,7 @@ def docstring(game: str) -> str:
     ]
     lines += [f"| {b} | {i} | {m} |" for b, i, m in action_blocks(rules, encoding)]
     lines += ["", "Legal actions are the mask's ones; `env.unwrapped.action_to_text(i)` and",
-              "`text_to_action(\"play 3-5 on L1\")` convert.", "",
+              f"`text_to_action(\"{'play 12-5 on own' if game == 'mexican_train' else 'play 3-5 on L1'}\")` convert.", "",
               "### Observation space", "",
               f"From the observer's seat (offset 0); `env.unwrapped.observation_layout` maps each slice to "
               f"`(start, stop, shape)`.",

@@ -29,7 +29,7 @@ games share). This module only names the game; the environment is
 | pass | 911 | pass and put the marker on his train (MT6) |
 
 Legal actions are the mask's ones; `env.unwrapped.action_to_text(i)` and
-`text_to_action("play 3-5 on L1")` convert.
+`text_to_action("play 12-5 on own")` convert.
 
 ### Observation space
 
