@@ -64,3 +64,34 @@ def test_search_decides_from_public_information_only():
         assert all(np.array_equal(before[k], v) for k, v in t.clone().items()), "the real table is untouched"
     assert choices[0] == choices[1]
     assert choices[0][0] in a.legal_actions(0)
+
+
+def test_vector_env_pays_the_rounds_and_names_the_winners():
+    """nos_env.vector_env(game="mexican_train"): points are minus the pips left (MT11); "win" pays
+    +1 to the match winner (lowest total) and -1/(n-1) to the others."""
+    import nos_env
+
+    for reward in ("points", "win"):
+        venv = nos_env.vector_env(6, game="mexican_train", num_players=3, seed=4, reward=reward,
+                                  tileset="double_nine", rounds=1)
+        _, masks, _ = venv.reset()
+        refs = [M.MexicanTrainGame(venv.rules, seed=4 + b) for b in range(6)]
+        rng = np.random.default_rng(0)
+        finished = 0
+        for _ in range(400):
+            actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+            _, masks, _, rewards, terminated, _ = venv.step(actions)
+            for b, g in enumerate(refs):
+                points = g.step(int(actions[b]))
+                if reward == "points":
+                    assert rewards[b].tolist() == points
+                elif terminated[b]:
+                    want = [0.0] * 3 if g.winner is None else [1.0 if s == g.winner else -0.5 for s in range(3)]
+                    assert rewards[b].tolist() == want
+                else:
+                    assert not rewards[b].any()
+                assert bool(terminated[b]) == g.done
+                if g.done:
+                    finished += 1
+                    g.reset()
+        assert finished >= 6
