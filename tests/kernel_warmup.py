@@ -81,13 +81,17 @@ def warm_family() -> None:
             _play(cls(game, 2, seed=1), 60)
 
 
-def main(argv: list[str]) -> int:
-    if len(argv) != 1 or argv[0] not in GROUPS:
-        print(f"usage: python tests/kernel_warmup.py {{{'|'.join(GROUPS)}}}", file=sys.stderr)
-        return 2
-    {"nos": warm_nos, "family": warm_family}[argv[0]]()
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Compile one group of the fast engines' numba kernels into "
+                                     "numba's on-disk cache (tests/conftest.py runs both groups at once).")
+    parser.add_argument("group", choices=GROUPS, help="nos: the Nos engine and the compiled Tactics; "
+                        "family: every other registered game's engine")
+    args = parser.parse_args(argv)
+    {"nos": warm_nos, "family": warm_family}[args.group]()
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())

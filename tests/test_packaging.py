@@ -119,6 +119,7 @@ COMMANDS = [
     ["docs/make_pictures.py"],  # without --help handling it would rewrite the docs' pictures
 ] + [[f"benchmarks/{p.name}"] for p in sorted((ROOT / "benchmarks").glob("*.py"))] + [
     ["tests/golden/generate.py"],  # without --help handling it would rewrite the golden files
+    ["tests/kernel_warmup.py"],  # without --help handling it would compile kernels
 ]
 
 
