@@ -454,20 +454,17 @@ def _options_text(options: dict) -> str:
 
 def family_options(game: str, options: dict | None) -> dict:
     """A family game's table options for a tournament: ``options`` with ``target_score`` None
-    (one hand per episode, so results are points per hand) unless given; Chickenfoot's
-    ``match`` is ``"one_hand"`` unless given."""
+    (one hand per episode, so results are points per hand) unless given; Mexican Train's
+    ``rounds`` 1 and Chickenfoot's ``match`` ``"one_hand"`` likewise."""
     from .family.games import check_game
 
     if check_game(game) == "nos":
         raise ValueError("nos is not a family game")
-    options = dict(options or {})
-    if game == "mexican_train":  # no target score: a match is a number of rounds (MT1); one round per deal
-        options.setdefault("rounds", 1)
-    else:
-        options.setdefault("target_score", None)
-    if game == "chickenfoot":  # it counts hands, not points (CK13): one hand unless a match is asked for
-        options.setdefault("match", "one_hand")
-    return options
+    from nos_env.family.rules import one_hand_options
+
+    # one hand per deal unless a match is asked for (Mexican Train: one round, MT1; Chickenfoot
+    # counts hands, CK13)
+    return {**one_hand_options(game), **dict(options or {})}
 
 
 #: Agents of shard k > 0 are seeded this much further than shard 0's (which are the unsharded run's).

@@ -181,11 +181,10 @@ FAMILY_VARIANTS = {
 
 
 def one_hand(game: str) -> dict:
-    """The parameters that make an episode of ``game`` one hand: Chickenfoot counts its hands
-    (CK13), the other games have a target score."""
-    if game == "mexican_train":  # no target score: its episode is a number of rounds (MT1)
-        return {"rounds": 1}
-    return {"match": "one_hand"} if game == "chickenfoot" else {"target_score": None}
+    """The parameters that make an episode of ``game`` one hand (``rules.one_hand_options``)."""
+    from .family.rules import one_hand_options
+
+    return one_hand_options(game)
 
 
 def family_specs() -> list[tuple[str, str, dict]]:

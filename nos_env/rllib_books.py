@@ -40,6 +40,7 @@ import numpy as np
 from . import registry
 from .encoding import NUM_ACTIONS
 from .family_backends import seed_and_reset, table_winners
+from .family.rules import one_hand_options
 from .family_rewards import REWARDS, relative, sides, win, winners_mask
 
 IDLE = -1  # every table API's "leave this table as it is" action (FastTables.IDLE, FamilyTables.IDLE)
@@ -243,8 +244,8 @@ class GameBook(Book):
                  reward_scale: float = 1.0, game_options: dict | None = None, reward: str = "relative",
                  score_scale: float = 100.0, num_threads: Any = 1, illegal_action: str = "penalty",
                  illegal_penalty: float = 10.0):
-        options = dict(game_options or {})
-        options.setdefault("target_score", None)  # one hand an episode, as tournaments and SB3 training play
+        # one hand an episode unless a match is asked for, as tournaments play
+        options = {**one_hand_options(game), **dict(game_options or {})}
         # The registry builds the game's tables (and checks its options); the book steps them itself,
         # because RLlib's next_step reset needs tables that wait (IDLE) while others move.
         venv = registry.vector_env(tables, game=game, num_players=num_players, seed=None, reward=reward,

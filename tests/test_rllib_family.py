@@ -40,7 +40,8 @@ def legal_choice(rng, obs: dict) -> dict:
 
 # ------------------------------------------------------------------ environment
 @pytest.mark.parametrize("game, players", [("draw", 2), ("all_fives", 3), ("blind", 4), ("fours", 4),
-                                           ("matador", 2), ("double_nine_cross", 6)])
+                                           ("matador", 2), ("double_nine_cross", 6), ("mexican_train", 3),
+                                           ("chickenfoot", 5)])
 def test_the_table_env_passes_rllibs_checks_for_family_games(game, players):
     from ray.rllib.utils.pre_checks.env import check_multiagent_environments
 
@@ -58,7 +59,8 @@ def test_the_table_env_passes_rllibs_checks_for_family_games(game, players):
 
 # (game, players, reward mode, game options): one hand per episode, or a match (target_score).
 CASES = [("draw", 3, "relative", {}), ("all_fives", 2, "points", {}), ("blind", 3, "relative", {}),
-         ("fours", 4, "win", {}), ("block", 4, "relative", {"target_score": 50, "teams": True})]
+         ("fours", 4, "win", {}), ("block", 4, "relative", {"target_score": 50, "teams": True}),
+         ("mexican_train", 3, "relative", {}), ("chickenfoot", 2, "win", {})]
 
 
 @pytest.mark.parametrize("game, players, reward, options", CASES)
@@ -67,13 +69,14 @@ def test_obs_holds_exactly_the_seat_to_move_and_every_seats_rewards_add_up(game,
     each seat that decided gets rewards adding up to its vector-env reward over the episode (also
     while it is not to move); what seats that never decided were owed is counted apart."""
     from nos_env import vector_env
+    from nos_env.family.rules import one_hand_options
     from nos_env.rllib_env import NosTableEnv
 
     scale = 0.5
     env = NosTableEnv({"game": game, "num_players": players, "seed": 11, "reward": reward,
                        "reward_scale": scale, "game_options": options})
     ref = vector_env(1, game=game, num_players=players, seed=11, observation_dtype="float32", reward=reward,
-                     **{"target_score": None, **options})
+                     **{**one_hand_options(game), **options})
     obs, _ = env.reset()
     ref_obs, ref_masks, ref_current = ref.reset()
     rng = np.random.default_rng(players)
@@ -81,7 +84,7 @@ def test_obs_holds_exactly_the_seat_to_move_and_every_seats_rewards_add_up(game,
     acted = np.zeros(players, bool)
     episodes = others_paid = 0
     unpaid = 0.0
-    while episodes < (4 if options.get("target_score") else 20):
+    while episodes < (4 if options.get("target_score") else 8 if game == "mexican_train" else 20):
         assert list(obs) == [f"seat_{ref_current[0]}"]  # exactly the seat to move
         (agent, o), = obs.items()
         np.testing.assert_array_equal(o["observations"], ref_obs[0])

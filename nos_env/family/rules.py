@@ -209,6 +209,19 @@ def default_players(game: str) -> int:
     return 4
 
 
+def one_hand_options(game: str) -> dict:
+    """The options that make an episode of ``game`` one hand (tournaments, playthroughs, RLlib):
+    Mexican Train plays a number of rounds (MT1), Chickenfoot counts its hands (CK13), every
+    other game has a target score."""
+    if game == "mexican_train":
+        return {"rounds": 1}
+    if game == "chickenfoot":
+        return {"match": "one_hand"}
+    if game not in _OWN:
+        _check_game(game)
+    return {"target_score": None}
+
+
 def option_names(game: str) -> tuple[str, ...]:
     """The options of the game's "Options" table, in a fixed order."""
     _check_game(game)
