@@ -210,6 +210,7 @@ def test_a_short_draw_self_play_run_checkpoints_resumes_and_plays_in_family_tour
     assert all(row["hands"] == 4 * 3 for row in results["final"][:2])  # 4 duplicate deals × 3 seats of Draw
     report = (run / "report.md").read_text()
     assert "- game: draw" in report and "model points/hand" in report and "chips" not in report
+    check_kept_rllib_evaluations(run)
     first = state["timesteps"]
     main(["--config", config, "--set", f"run.output_dir={tmp_path}", "--set", "run.total_timesteps=1200",
           "--resume", "--quiet"])
@@ -233,6 +234,32 @@ def test_a_short_draw_self_play_run_checkpoints_resumes_and_plays_in_family_tour
     (run / "rllib_module" / "game.json").unlink()  # without it, the sizes still tell Nos from Draw
     with pytest.raises(ValueError, match=r"obs \[B, 1041\] and masks \[B, 557\]|obs \[B, 506\] and masks \[B, 86\]"):
         run_tournament([agent, "random", "random"], 3, seed=0, progress=False)
+
+
+def check_kept_rllib_evaluations(run) -> None:
+    """As the SB3 trainer (tests/test_train_records.py): every evaluation keeps its deals' seeds and
+    agents, and the worst deal's records (configs/rllib_draw_smoke.yaml), which replay exactly."""
+    import csv
+
+    from test_train_records import replay_points
+
+    kept = run / "evaluations"
+    with (run / "eval.csv").open() as f:
+        timesteps = [int(float(row["timesteps"])) for row in csv.DictReader(f)]
+    names = sorted(p.name for p in kept.iterdir())
+    assert [n for n in names if n.startswith("t")] == [f"t{t:012d}-vs-random" for t in timesteps]
+    assert {"final-vs-random", "final-vs-greedy"} <= set(names)
+    for name in names:
+        summary = json.loads((kept / name / "tournament.json").read_text())
+        assert summary["model"] and len(summary["deals_played"]) == 4
+        hands = {h["hand"]: h for d in summary["deals_played"] for h in d["hands"]}
+        assert len(hands) == 4 * 3 and all(h["agents"].count("model") == 1 for h in hands.values())
+        assert all(isinstance(d["stream_seed"], int) for d in summary["deals_played"])
+        files = sorted((kept / name / "records").iterdir())
+        assert len(files) == 1  # worst:1
+        for record in json.loads(files[0].read_text()):
+            assert replay_points(record) == hands[record["tournament"]["hand"]]["chips"]
+        assert (kept / name / "surprising.txt").read_text().startswith(f"nos-view {files[0]} --hand ")
 
 
 def test_a_family_tournament_on_ray_equals_the_local_run(ray_session):

@@ -28,8 +28,16 @@ def evaluate(policy, opponent: str, deals: int, num_players: int, seed: int = EV
     model played (e.g. "timesteps 4096"), written beside the agents."""
     from agents.model import PolicyAgent  # torch and SB3 (the train extra): not needed by the rllib engine
 
+    return evaluate_agent(PolicyAgent(policy, seed=seed, deterministic=True), opponent, deals, num_players,
+                          seed=seed, num_threads=num_threads, game=game, game_options=game_options,
+                          folder=folder, records=records, model=model)
+
+
+def evaluate_agent(agent, opponent: str, deals: int, num_players: int, seed: int = EVAL_SEED,
+                   num_threads: int | str | None = None, game: str = "nos", game_options: dict | None = None,
+                   folder: Path | None = None, records: str = "none", model: str = "") -> dict:
+    """:func:`evaluate` for any agent named "model" (an SB3 policy's or an RLlib module's)."""
     keep = folder is not None and records != "none"
-    agent = PolicyAgent(policy, seed=seed, deterministic=True)
     result = run_tournament([agent] + [opponent] * (num_players - 1), deals, seed=seed, progress=False,
                             num_threads=num_threads, game=game, game_options=game_options, keep_hands=keep)
     if folder is not None:

@@ -36,7 +36,7 @@ import yaml
 from nos_env.extras import require
 
 from .config import ConfigError, TrainConfig
-from .evaluation import EVAL_SEED, append_csv, read_csv
+from .evaluation import EVAL_SEED, append_csv, evaluate_agent, read_csv
 
 LEARNER = "learner"
 
@@ -158,23 +158,18 @@ def learner_module(algo, config: TrainConfig):
 
 
 def evaluate_module(module, opponent: str, deals: int, num_players: int, seed: int = EVAL_SEED,
-                    num_threads=None, game: str = "nos", game_options: dict | None = None) -> dict:
+                    num_threads=None, game: str = "nos", game_options: dict | None = None,
+                    folder: Path | None = None, records: str = "none", model: str = "") -> dict:
     """As train/evaluation.py's ``evaluate``: the module (deterministic) in one seat against
     ``num_players - 1`` copies of ``opponent``, duplicate deals of ``game`` (a family game: points
-    per hand under the chips keys, as there)."""
+    per hand under the chips keys, as there); ``folder`` keeps what replays any of its hands
+    (``evaluation.keep_evaluation``: deal seeds, agents, and the records ``records`` names)."""
     from agents.rllib_module import RLlibAgent
-    from agents.tournament import run_tournament
 
     agent = RLlibAgent(module, seed=seed, deterministic=True, name="model")
-    result = run_tournament([agent] + [opponent] * (num_players - 1), deals, seed=seed, progress=False,
-                            num_threads=num_threads, game=game,
-                            game_options=None if game == "nos" else dict(game_options or {}))
-    s = result.summary()
-    model = s["agents_by_name"]["model"]
-    versus = s["head_to_head_by_name"][f"model vs {opponent}"]
-    return {"opponent": opponent, "deals": deals, "hands": s["hands"],
-            "model_chips_per_hand": model["mean_chips_per_hand"], "model_ci95": model["ci95"],
-            "difference": versus["mean_difference"], "difference_ci95": versus["ci95"]}
+    return evaluate_agent(agent, opponent, deals, num_players, seed=seed, num_threads=num_threads, game=game,
+                          game_options=None if game == "nos" else dict(game_options or {}),
+                          folder=folder, records=records, model=model)
 
 
 def _game(config: TrainConfig) -> dict:
@@ -284,8 +279,11 @@ def _train(config, resume, progress, run_dir, state_file, truncate_csv) -> dict:
     def run_eval(at: int) -> dict:
         nonlocal best
         module = learner_module(algo, c)
+        # as the SB3 trainer: every evaluation keeps its deals' seeds and agents (and eval.records)
         row = evaluate_module(module, c.eval.opponent, c.eval.deals, c.env.num_players,
-                              num_threads=c.env.num_threads, **_game(c))
+                              num_threads=c.env.num_threads, **_game(c),
+                              folder=run_dir / "evaluations" / f"t{at:012d}-vs-{c.eval.opponent}",
+                              records=c.eval.records, model=f"the module at timesteps {at}")
         row["timesteps"] = at
         row["seconds"] = time.perf_counter() - start
         append_csv(run_dir / "eval.csv", row)
@@ -362,10 +360,13 @@ def rllib_report(config: TrainConfig, module, run_dir: Path, training_seconds: f
 
     n = config.env.num_players
     rows = []
+    kept = run_dir / "evaluations"  # what replays any final evaluation hand, as the SB3 report keeps
     if config.eval.final_deals > 0:
         for opponent in config.eval.final_opponents:
             row = evaluate_module(module, opponent, config.eval.final_deals, n, seed=EVAL_SEED + 1,
-                                  num_threads=config.env.num_threads, **_game(config))
+                                  num_threads=config.env.num_threads, **_game(config),
+                                  folder=kept / f"final-vs-{opponent}", records=config.eval.records,
+                                  model=str(run_dir / "rllib_module"))
             row["seats"] = n - 1
             rows.append(row)
         best = run_dir / "best_rllib_module"
@@ -373,7 +374,9 @@ def rllib_report(config: TrainConfig, module, run_dir: Path, training_seconds: f
             from agents.rllib_module import load_module
 
             row = evaluate_module(load_module(best), config.eval.opponent, config.eval.final_deals, n,
-                                  seed=EVAL_SEED + 1, num_threads=config.env.num_threads, **_game(config))
+                                  seed=EVAL_SEED + 1, num_threads=config.env.num_threads, **_game(config),
+                                  folder=kept / f"final-best_rllib_module-vs-{config.eval.opponent}",
+                                  records=config.eval.records, model=str(best))
             row["seats"] = n - 1
             row["opponent_label"] = f"{config.eval.opponent} (best_rllib_module)"
             rows.append(row)
@@ -399,7 +402,7 @@ def rllib_report(config: TrainConfig, module, run_dir: Path, training_seconds: f
         f"Final evaluation: the module in one seat against {n - 1} copies of each opponent, duplicate deals "
         f"(every deal once per seat rotation), 95% confidence intervals over deals.", "", table, ""]))
     names = ["rllib_module", "best_rllib_module", "report.md", "results.json", "learning_curve.png", "curve.csv",
-             "eval.csv", "config.yaml", "checkpoints"]
+             "eval.csv", "config.yaml", "checkpoints", "evaluations"]
     results["files"] = [str(run_dir / name) for name in names if (run_dir / name).exists()]
     results["table"] = table
     return results
