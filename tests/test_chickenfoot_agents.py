@@ -66,7 +66,7 @@ def test_a_duplicate_tournament_of_every_agent():
     r = run_tournament(["greedy", "random", "search", "random"], 2, seed=3, game="chickenfoot", tables=8,
                        progress=False,
                        agent_options={"search": {"rollouts": 8, "min_rollouts": 2}})
-    assert r.summary()["game_options"] == {"target_score": None, "match": "one_hand"}  # one hand by default
+    assert r.summary()["game_options"] == {"match": "one_hand"}  # one hand by default (rules.one_hand_options)
     assert len(r.deal) == 8
     for d in np.unique(r.deal):
         rows = np.flatnonzero(r.deal == d)
