@@ -328,17 +328,12 @@ class TournamentResult:
         taken, replayed on the reference engine and checked against the scores the tournament
         reported."""
         start, actions = self.hands[h]
+        from nos_env.family.record import match_points, replay_any
+
         record = dict(start, actions=list(start["actions"]) + [int(a) for a in actions])
-        if self.game == "blind":
-            from nos_env.family.blind import BlindGame
-
-            game = BlindGame.from_record(record)
-        else:
-            from nos_env.family.record import replay
-
-            game = replay(record)
+        game = replay_any(record)
         record = game.record()
-        scores = [int(x) for x in game.scores]
+        scores = match_points(game)
         if scores != [int(c) for c in self.chips[h]] or not game.done:
             raise RuntimeError(f"episode {h} rebuilt in the reference engine ends with scores {scores} "
                                f"(done={game.done}), the tournament reported {self.chips[h].tolist()}")

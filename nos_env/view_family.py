@@ -23,20 +23,10 @@ def is_family_record(item: object) -> bool:
 
 def _start(record: dict):
     """The game of ``record`` before its first decision (ValueError for a bad record)."""
-    if record["game"] == "blind":
-        from .family.blind import BlindGame
+    from .family.record import replay_any
 
-        # Blind's records are exact (BlindGame.from_record); extra keys, such as a tournament's
-        # "tournament" facts, are for people and other tools.
-        keys = ("game", "num_players", "options", "seed", "stream_state")
-        return BlindGame.from_record({**{k: record[k] for k in keys if k in record}, "actions": []})
-    if record["game"] == "chickenfoot":
-        from .family.chickenfoot import ChickenfootGame
-
-        return ChickenfootGame.from_record(dict(record, actions=[]))
-    from .family.record import replay
-
-    return replay(dict(record, actions=[]))
+    # extra keys, such as a tournament's "tournament" facts, are for people and other tools
+    return replay_any(dict(record, actions=[]))
 
 
 def check_family_record(record: dict) -> None:

@@ -208,6 +208,42 @@ def test_family_tournament_records_replay_to_the_reported_points(tmp_path, capsy
                                                    for r in json.loads((tmp_path / "rec" / f"deal-{deal}.json").read_text())]
 
 
+@pytest.mark.parametrize("game", ["mexican_train", "chickenfoot"])
+def test_records_of_mexican_train_and_chickenfoot_replay_to_the_reported_points(tmp_path, capsys, game):
+    """--save-records for the games with engines of their own (issue 16): every rotation's record
+    replays on its reference engine (``record.replay_any``) to the points the CSV reports at every
+    seat (Chickenfoot's scores are penalties, its points minus them: ``match_points``), and the
+    printed command's page is written."""
+    import csv
+
+    from nos_env.family.record import match_points, replay_any
+    from nos_env.view import main as view_main
+
+    agents = ["greedy", "random", "random"]
+    main(["--game", game, "--agents", *agents, "--deals", "2", "--seed", "5", "--tables", "2", "--quiet",
+          "--no-leaderboard", "--csv", str(tmp_path / "h.csv"), "--save-records", str(tmp_path / "rec")])
+    command = capsys.readouterr().out.strip().splitlines()[-1].strip()
+    rows = list(csv.DictReader(open(tmp_path / "h.csv")))
+    points = {(int(r["hand"]), int(r["seat"])): (int(r["points"]), r["agent"]) for r in rows}
+    files = sorted((tmp_path / "rec").iterdir())
+    assert len(files) == 2
+    for f in files:
+        records = json.loads(f.read_text())
+        assert len(records) == 3  # one episode per rotation
+        for record in records:
+            facts = record["tournament"]
+            replayed = replay_any(record)
+            assert replayed.done and replayed.rules.game == game
+            assert [(match_points(replayed)[s], facts["agents"][s]) for s in range(3)] == \
+                [points[(facts["hand"], s)] for s in range(3)]
+            if game == "chickenfoot":
+                assert all(p <= 0 for p in match_points(replayed)) and list(replayed.scores) == \
+                    [-p for p in match_points(replayed)]
+    assert command.startswith(f"nos-view {tmp_path / 'rec'}") and command.endswith(" --open")
+    path, hand = command.split()[1], command.split("--hand ")[1].split()[0]
+    assert view_main([path, "--hand", hand, "-o", str(tmp_path / "page.html")]) == 0
+
+
 def test_family_records_for_chooses_deals_and_bad_choices_are_refused(tmp_path, capsys):
     r = run_tournament(["greedy", "random"], 5, seed=2, tables=4, progress=False, keep_hands=True, game="five_up")
     worst = r.choose_deals("worst:2")

@@ -49,6 +49,36 @@ def replay(record: dict):
     return game
 
 
+def replay_any(record: dict):
+    """The game any family-kind record describes (the ten games, Blind, Chickenfoot, Mexican
+    Train), replayed by its own engine's ``from_record`` (the ten: :func:`replay`). Keys other
+    than the record's own (a tournament's "tournament" facts) are left out where an engine
+    wants exactly its keys."""
+    game = record.get("game") if isinstance(record, dict) else None
+    if game == "blind":
+        from .blind import BlindGame
+
+        keys = ("game", "num_players", "options", "seed", "stream_state", "actions")
+        return BlindGame.from_record({k: record[k] for k in keys if k in record})
+    if game == "mexican_train":
+        from .mexican_train import MexicanTrainGame
+
+        keys = ("game", "num_players", "options", "seed", "stream_state", "actions")
+        return MexicanTrainGame.from_record({k: record[k] for k in keys if k in record})
+    if game == "chickenfoot":
+        from .chickenfoot import ChickenfootGame
+
+        return ChickenfootGame.from_record(record)
+    return replay(record)
+
+
+def match_points(game) -> list[int]:
+    """Each seat's points over the game so far, as the engines report them step by step:
+    Chickenfoot keeps penalty totals and reports minus them (CK12), the others their scores."""
+    scores = [int(x) for x in game.scores]
+    return [-x for x in scores] if game.rules.game == "chickenfoot" else scores
+
+
 def dumps(game) -> str:
     return json.dumps(game_record(game))
 
