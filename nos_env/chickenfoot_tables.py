@@ -215,10 +215,6 @@ class ChickenfootTables(TablesBase):
         return self.T[:, K.T_HAND_INDEX].copy()
 
     @property
-    def thread_stats(self) -> dict[int, int]:
-        return dict(self._threads.stats)
-
-    @property
     def episode_over(self) -> np.ndarray:
         return self.T[:, K.T_DONE] != 0
 
@@ -226,36 +222,7 @@ class ChickenfootTables(TablesBase):
         b = self.check_table(b)
         return self.LEGAL[b, : self.T[b, K.T_NLEGAL]].astype(np.int64)
 
-    @property
-    def nbytes(self) -> int:
-        return self._schema.nbytes(self.num_tables)
-
-    # ------------------------------------------------------------- snapshots
-    def clone(self) -> dict:
-        return {name: getattr(self, name).copy() for name in self._arrays}
-
-    def _check_snapshot(self, snapshot, shape_of, made_by) -> None:
-        if not isinstance(snapshot, dict) or set(snapshot) != set(self._arrays):
-            raise ValueError(f"a snapshot must be a dict from {made_by} with keys {', '.join(self._arrays)}")
-        for name in self._arrays:
-            got, want = snapshot[name], getattr(self, name)
-            if not isinstance(got, np.ndarray) or got.dtype != want.dtype or got.shape != shape_of(name):
-                raise ValueError(f"snapshot array {name} must be {want.dtype} of shape {shape_of(name)}")
-
-    def restore(self, snapshot: dict) -> None:
-        self._check_snapshot(snapshot, lambda name: getattr(self, name).shape, "clone()")
-        for name in self._arrays:
-            getattr(self, name)[...] = snapshot[name]
-
-    def clone_table(self, b: int) -> dict:
-        b = self.check_table(b)
-        return {name: getattr(self, name)[b, ...].copy() for name in self._arrays}
-
-    def restore_table(self, b: int, snapshot: dict) -> None:
-        b = self.check_table(b)
-        self._check_snapshot(snapshot, lambda name: getattr(self, name).shape[1:], "clone_table()")
-        for name in self._arrays:
-            getattr(self, name)[b] = snapshot[name]
+    # snapshots: clone, restore, clone_table, restore_table (TablesBase, over the schema's arrays)
 
     # ------------------------------------------------------- deals and the reference
     def _words(self, tiles) -> np.ndarray:

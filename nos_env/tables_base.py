@@ -3,7 +3,9 @@
 The kernel library gives every game the same legal-action list (``LEGAL``, ``T_NLEGAL`` long)
 and mask (``MASK``), so sampling a legal action and reading the masks are written once here.
 A subclass has ``T``, ``LEGAL``, ``MASK`` (its state arrays) and ``_threads`` (its
-``ThreadChoice``).
+``ThreadChoice``). Snapshots (``clone``/``restore``, per table ``clone_table``/``restore_table``)
+copy every array of the subclass's schema (``_schema``, ``_arrays``: its array names);
+``FastTables`` and ``FamilyTables`` keep their own, which also check what a deal needs.
 """
 
 from __future__ import annotations
@@ -38,3 +40,40 @@ class TablesBase:
         view = self.MASK.view()
         view.flags.writeable = False
         return view
+
+    @property
+    def thread_stats(self) -> dict[int, int]:
+        """Kernel calls so far by the number of threads they ran on."""
+        return dict(self._threads.stats)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of state the tables hold."""
+        return self._schema.nbytes(self.num_tables)
+
+    # ------------------------------------------------------------- snapshots
+    def clone(self) -> dict:
+        return {name: getattr(self, name).copy() for name in self._arrays}
+
+    def _check_snapshot(self, snapshot, shape_of, made_by) -> None:
+        if not isinstance(snapshot, dict) or set(snapshot) != set(self._arrays):
+            raise ValueError(f"a snapshot must be a dict from {made_by} with keys {', '.join(self._arrays)}")
+        for name in self._arrays:
+            got, want = snapshot[name], getattr(self, name)
+            if not isinstance(got, np.ndarray) or got.dtype != want.dtype or got.shape != shape_of(name):
+                raise ValueError(f"snapshot array {name} must be {want.dtype} of shape {shape_of(name)}")
+
+    def restore(self, snapshot: dict) -> None:
+        self._check_snapshot(snapshot, lambda name: getattr(self, name).shape, "clone()")
+        for name in self._arrays:
+            getattr(self, name)[...] = snapshot[name]
+
+    def clone_table(self, b: int) -> dict:
+        b = self.check_table(b)
+        return {name: getattr(self, name)[b, ...].copy() for name in self._arrays}  # R's row: a 0-d array
+
+    def restore_table(self, b: int, snapshot: dict) -> None:
+        b = self.check_table(b)
+        self._check_snapshot(snapshot, lambda name: getattr(self, name).shape[1:], "clone_table()")
+        for name in self._arrays:
+            getattr(self, name)[b] = snapshot[name]
