@@ -68,9 +68,10 @@ from functools import cache
 
 import numpy as np
 
+from .compact_form import OBSERVATION_DTYPES, TAIL_FIELDS, CompactForm, check_observation_dtype, stack_fields
+
 MAX_SEATS = 8
 PLAYER_COUNTS = tuple(range(2, MAX_SEATS + 1))
-OBSERVATION_DTYPES = ("uint8", "float32")
 PHASE_PLAY, PHASE_DRAWN = 1, 2
 
 
@@ -199,40 +200,20 @@ def _layout(N: int, M: int) -> "OrderedDict[str, tuple[int, int, tuple[int, ...]
         ("seat_score", (S,)),
         ("target", (1,)),
     ]
-    layout: OrderedDict = OrderedDict()
-    at = 0
-    for name, shape in shapes:
-        size = int(np.prod(shape))
-        layout[name] = (at, at + size, shape)
-        at += size
-    return layout
+    return stack_fields(shapes)
 
 
-def float_size(rules) -> int:
-    return next(reversed(_layout(rules.num_tiles, rules.max_pip).values()))[1]
+def _layout_of(rules):
+    return _layout(rules.num_tiles, rules.max_pip)
 
 
-def compact_scores_at(rules) -> int:
-    """Where the int32 tail starts in a compact row (the float size rounded up to 4)."""
-    return -(-float_size(rules) // 4) * 4
-
-
-compact_tail_at = compact_scores_at
-
-
-def compact_size(rules) -> int:
-    return compact_scores_at(rules) + 4 * (MAX_SEATS + 1)
-
-
-def check_observation_dtype(dtype: object) -> str:
-    name = np.dtype(dtype).name if isinstance(dtype, (type, np.dtype)) else dtype
-    if name not in OBSERVATION_DTYPES:
-        raise ValueError(f"observation dtype must be 'uint8' (compact) or 'float32', got {dtype!r}")
-    return name
-
-
-def observation_size(rules, dtype: object = "float32") -> int:
-    return compact_size(rules) if check_observation_dtype(dtype) == "uint8" else float_size(rules)
+#: sizes, tail, packing and decoding of the compact form (nos_env/family/compact_form.py)
+FORM = CompactForm(_layout_of, MAX_SEATS, "Chickenfoot")
+(float_size, compact_tail_at, compact_size, observation_size, tail_slots, compact_scores,
+ decode_compact) = FORM.functions()
+#: the names nos_env.family.encoding gives them
+compact_scores_at = compact_tail_at
+SCORE_FIELDS = TAIL_FIELDS
 
 
 def encode(game, seat: int, dtype: object = "float32", score_scale: float = 100.0) -> np.ndarray:
@@ -291,29 +272,4 @@ def encode(game, seat: int, dtype: object = "float32", score_scale: float = 100.
     if dtype == "float32":
         view("seat_score")[:] = np.array(scores, np.float64) / float(score_scale)
         return obs
-    at = compact_scores_at(rules)
-    out = np.zeros(compact_size(rules), np.uint8)
-    out[: len(obs)] = obs.astype(np.uint8)
-    out[at:] = np.array(scores + [0], "<i4").view(np.uint8)
-    return out
-
-
-def tail_slots(rules) -> np.ndarray:
-    layout = _layout(rules.num_tiles, rules.max_pip)
-    return np.concatenate([np.arange(*layout[f][:2]) for f in ("seat_score", "target")])
-
-
-def compact_scores(compact: np.ndarray, rules) -> np.ndarray:
-    """The tail of compact observations as int32 [..., 9]: seat_score by offset, then target."""
-    return np.ascontiguousarray(compact[..., compact_scores_at(rules):]).view("<i4")
-
-
-def decode_compact(compact: np.ndarray, rules, score_scale: float = 100.0) -> np.ndarray:
-    """Compact observations [..., compact_size] as the float32 ones [..., float_size]."""
-    size = compact_size(rules)
-    if not isinstance(compact, np.ndarray) or compact.dtype != np.uint8 or compact.shape[-1:] != (size,):
-        got = f"{compact.dtype} {compact.shape}" if isinstance(compact, np.ndarray) else type(compact).__name__
-        raise ValueError(f"compact chickenfoot observations are uint8 arrays [..., {size}], got {got}")
-    out = compact[..., : float_size(rules)].astype(np.float32)
-    out[..., tail_slots(rules)] = compact_scores(compact, rules) / float(score_scale)
-    return out
+    return FORM.pack(obs, rules, scores)

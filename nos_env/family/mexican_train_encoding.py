@@ -62,12 +62,12 @@ from functools import cache
 
 import numpy as np
 
+from .compact_form import OBSERVATION_DTYPES, TAIL_FIELDS, CompactForm, check_observation_dtype, stack_fields
+
 NUM_ARMS = 9
 MEXICAN = 8  # the Mexican train's arm (action and observation, MT13)
 MAX_SEATS = 8
 PLAYER_COUNTS = (2, 3, 4, 5, 6, 7, 8)
-TAIL_FIELDS = ("seat_score", "target")
-OBSERVATION_DTYPES = ("uint8", "float32")
 
 
 # ------------------------------------------------------------------ actions
@@ -173,46 +173,20 @@ def _layout(n_t: int, m: int) -> "OrderedDict[str, tuple[int, int, tuple[int, ..
         "seat_hand_size": (s,), "seat_void": (s, n_t), "boneyard_size": (1,), "rounds_left": (1,),
         "seat_score": (s,), "target": (1,),
     }
-    layout: OrderedDict = OrderedDict()
-    start = 0
-    for name in FIELDS:
-        size = int(np.prod(shapes[name]))
-        layout[name] = (start, start + size, shapes[name])
-        start += size
-    return layout
+    return stack_fields((name, shapes[name]) for name in FIELDS)
 
 
-def float_size(rules) -> int:
-    return next(reversed(_layout(rules.num_tiles, rules.max_pip).values()))[1]
+def _layout_of(rules):
+    return _layout(rules.num_tiles, rules.max_pip)
 
 
-def compact_tail_at(rules) -> int:
-    """Where the int32 tail starts in a compact row (the float size rounded up to 4)."""
-    return -(-float_size(rules) // 4) * 4
-
-
+#: sizes, tail, packing and decoding of the compact form (nos_env/family/compact_form.py)
+FORM = CompactForm(_layout_of, MAX_SEATS, "Mexican Train")
+(float_size, compact_tail_at, compact_size, observation_size, tail_slots, compact_scores,
+ decode_compact) = FORM.functions()
+#: the names nos_env.family.encoding gives them
 compact_scores_at = compact_tail_at
 SCORE_FIELDS = TAIL_FIELDS
-
-
-def compact_size(rules) -> int:
-    return compact_tail_at(rules) + 4 * (MAX_SEATS + 1)
-
-
-def check_observation_dtype(dtype: object) -> str:
-    name = np.dtype(dtype).name if isinstance(dtype, (type, np.dtype)) else dtype
-    if name not in OBSERVATION_DTYPES:
-        raise ValueError(f"observation dtype must be 'uint8' (compact) or 'float32', got {dtype!r}")
-    return name
-
-
-def observation_size(rules, dtype: object = "float32") -> int:
-    return compact_size(rules) if check_observation_dtype(dtype) == "uint8" else float_size(rules)
-
-
-def tail_slots(rules) -> np.ndarray:
-    layout = _layout(rules.num_tiles, rules.max_pip)
-    return np.concatenate([np.arange(*layout[f][:2]) for f in TAIL_FIELDS])
 
 
 def encode(game, seat: int, dtype: object = "float32", score_scale: float = 100.0) -> np.ndarray:
@@ -265,29 +239,4 @@ def encode(game, seat: int, dtype: object = "float32", score_scale: float = 100.
     obs[at["rounds_left"]] = game.rounds_left
     if dtype == "float32":
         return obs
-    compact = np.zeros(compact_size(rules), np.uint8)
-    body = obs.copy()
-    body[tail_slots(rules)] = 0
-    compact[: len(obs)] = body.astype(np.uint8)
-    tail = np.zeros(MAX_SEATS + 1, "<i4")
-    for s in range(n):
-        tail[(s - seat) % n] = game.scores[s]
-    compact[compact_tail_at(rules):] = tail.view(np.uint8)
-    return compact
-
-
-def compact_scores(compact: np.ndarray, rules) -> np.ndarray:
-    """The tail of compact observations as int32 [..., 9]: seat_score by offset, then target."""
-    return np.ascontiguousarray(compact[..., compact_tail_at(rules):]).view("<i4")
-
-
-def decode_compact(compact: np.ndarray, rules, score_scale: float = 100.0) -> np.ndarray:
-    """Compact observations [..., compact_size] as the float32 ones [..., float_size]."""
-    size, at = compact_size(rules), compact_tail_at(rules)
-    if not isinstance(compact, np.ndarray) or compact.dtype != np.uint8 or compact.shape[-1:] != (size,):
-        got = f"{compact.dtype} {compact.shape}" if isinstance(compact, np.ndarray) else type(compact).__name__
-        raise ValueError(f"compact Mexican Train observations are uint8 arrays [..., {size}], got {got}")
-    out = compact[..., : float_size(rules)].astype(np.float32)
-    tail = np.ascontiguousarray(compact[..., at:]).view("<i4")
-    out[..., tail_slots(rules)] = tail / float(score_scale)
-    return out
+    return FORM.pack(obs, rules, [game.scores[(seat + r) % n] for r in range(n)])
