@@ -16,46 +16,24 @@ import importlib
 
 import numpy as np
 
-BLIND = "blind"
-CHICKENFOOT = "chickenfoot"
-MEXICAN_TRAIN = "mexican_train"
-
+from .family.own_games import own_game
 
 def rules_for(game: str, num_players: int | None, options: dict):
     """The checked rules of ``game`` (ValueError naming the allowed values otherwise)."""
-    if game == BLIND:
-        from .family import blind
-
-        return blind.make_rules(BLIND, num_players, **options)
-    if game == CHICKENFOOT:
-        from .family import chickenfoot
-
-        return chickenfoot.make_rules(CHICKENFOOT, num_players, **options)
-    if game == MEXICAN_TRAIN:
-        from .family import mexican_train
-
-        return mexican_train.make_rules(MEXICAN_TRAIN, num_players, **options)
+    own = own_game(game)
+    if own is not None:
+        return own.make_rules(num_players, options)
     from .family import rules
 
     return rules.make_rules(game, num_players, **options)
 
 
 def new_engine(game: str, rules, seed: int = 0):
-    """A reference engine object of ``game``. Blind deals again when a deal plays itself out
-    without a single decision (``skip_decisionless``, as its fast engine does), so every
-    episode asks an agent something."""
-    if game == BLIND:
-        from .family import blind
-
-        return blind.BlindGame(rules, seed, skip_decisionless=True)
-    if game == CHICKENFOOT:
-        from .family.chickenfoot import ChickenfootGame
-
-        return ChickenfootGame(rules, seed)
-    if game == MEXICAN_TRAIN:
-        from .family import mexican_train
-
-        return mexican_train.MexicanTrainGame(rules, seed)
+    """A reference engine object of ``game`` (Blind's deals again when a deal would ask no
+    decision: ``nos_env.family.own_games``)."""
+    own = own_game(game)
+    if own is not None:
+        return own.new_engine(rules, seed)
     from .family.engine import FamilyGame
 
     return FamilyGame(rules, seed)
@@ -63,31 +41,22 @@ def new_engine(game: str, rules, seed: int = 0):
 
 def tables_class(game: str):
     """The fast engine's tables class of ``game``."""
-    if game == BLIND:
-        return importlib.import_module("nos_env.blind_tables").BlindTables
-    if game == CHICKENFOOT:
-        return importlib.import_module("nos_env.chickenfoot_tables").ChickenfootTables
-    if game == MEXICAN_TRAIN:
-        return importlib.import_module("nos_env.mexican_train_tables").MexicanTrainTables
-    return importlib.import_module("nos_env.family_tables").FamilyTables
+    own = own_game(game)
+    return own.tables_class() if own is not None else importlib.import_module("nos_env.family_tables").FamilyTables
 
 
 def encoding_module(game: str):
     """The module holding the action ids and observation layout of ``game``."""
-    if game == BLIND:
-        return importlib.import_module("nos_env.family.blind_encoding")
-    if game == CHICKENFOOT:
-        return importlib.import_module("nos_env.family.chickenfoot_encoding")
-    if game == MEXICAN_TRAIN:
-        return importlib.import_module("nos_env.family.mexican_train_encoding")
-    return importlib.import_module("nos_env.family.encoding")
+    own = own_game(game)
+    return own.encoding_module() if own is not None else importlib.import_module("nos_env.family.encoding")
 
 
 def seed_and_reset(tables, rows, seeds) -> None:
-    """Start new episodes at ``rows`` from ``seeds``. ``FamilyTables.seed_tables`` deals at once;
-    ``BlindTables.seed_tables`` only seeds (its next deal is ``reset_tables``)."""
+    """Start new episodes at ``rows`` from ``seeds``. ``FamilyTables.seed_tables`` deals at once,
+    as do Chickenfoot's and Mexican Train's; ``BlindTables.seed_tables`` only seeds
+    (``deals_on_seed`` is False: its next deal is ``reset_tables``)."""
     tables.seed_tables(rows, seeds)
-    if getattr(tables.rules, "game", None) == BLIND:
+    if not getattr(tables, "deals_on_seed", True):
         tables.reset_tables(rows)
 
 
@@ -99,7 +68,7 @@ def table_winners(tables, rows: np.ndarray) -> np.ndarray:
     team), read here so the "win" rewards need no rebuild of the game in the reference engine. ``tests/test_family_vector.py`` checks them against
     the reference engine's ``winner``.
     """
-    if getattr(tables.rules, "game", None) in (BLIND, CHICKENFOOT, MEXICAN_TRAIN):
+    if own_game(getattr(tables.rules, "game", None)) is not None:
         return np.asarray(tables.winner[rows], np.int64)  # BlindTables, ChickenfootTables, MexicanTrainTables name it
     from .games.family.state import T_WINNER
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 
 from ..rng import SplitMix64
+from .own_games import own_game
 from .rules import make_rules
 
 RECORD_VERSION = 1
@@ -54,21 +55,9 @@ def replay_any(record: dict):
     Train), replayed by its own engine's ``from_record`` (the ten: :func:`replay`). Keys other
     than the record's own (a tournament's "tournament" facts) are left out where an engine
     wants exactly its keys."""
-    game = record.get("game") if isinstance(record, dict) else None
-    if game == "blind":
-        from .blind import BlindGame
-
-        keys = ("game", "num_players", "options", "seed", "stream_state", "actions")
-        return BlindGame.from_record({k: record[k] for k in keys if k in record})
-    if game == "mexican_train":
-        from .mexican_train import MexicanTrainGame
-
-        keys = ("game", "num_players", "options", "seed", "stream_state", "actions")
-        return MexicanTrainGame.from_record({k: record[k] for k in keys if k in record})
-    if game == "chickenfoot":
-        from .chickenfoot import ChickenfootGame
-
-        return ChickenfootGame.from_record(record)
+    own = own_game(record.get("game")) if isinstance(record, dict) else None
+    if own is not None:
+        return own.replay(record)
     return replay(record)
 
 
