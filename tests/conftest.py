@@ -169,3 +169,17 @@ def leaderboard_in_a_temporary_folder(tmp_path_factory):
         os.environ.pop("NOS_LEADERBOARD", None)
     else:
         os.environ["NOS_LEADERBOARD"] = before
+
+
+@pytest.fixture(scope="session")
+def ray_session():
+    """One small local Ray (2 CPUs) for every test that asks for it (tests/test_rllib.py and
+    tests/test_rllib_family.py), started at the first and shut down at the end of the session:
+    starting Ray costs seconds, so it is started once."""
+    import ray
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    try:
+        yield ray
+    finally:
+        ray.shutdown()

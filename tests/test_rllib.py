@@ -2,7 +2,7 @@
 checks and against the vector API, the action-masking module, a short self-play run with resume,
 and tournaments and announcement research as Ray tasks equal to the local runs.
 
-One small local Ray (2 CPUs) serves the whole module and is shut down at its end; every Ray call
+One small local Ray (2 CPUs, conftest's ``ray_session``) serves the whole session; every Ray call
 here is bounded (small runs, ``ray.get`` with timeouts in the helpers), so CI cannot hang on it.
 """
 
@@ -19,22 +19,9 @@ pytestmark = pytest.mark.skipif(bool(missing("ray")) or bool(missing("train")),
                                 reason="the ray and train extras are not installed (pip install -e '.[dev,train,ray]')")
 
 from conftest import ROOT  # noqa: E402
+from rllib_checks import assert_batch_plays_as_single_tables, legal_choice  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def ray_session():
-    import ray
-
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
-    try:
-        yield ray
-    finally:
-        ray.shutdown()
-
-
-def legal_choice(rng, obs: dict) -> dict:
-    (agent, o), = obs.items()
-    return {agent: int(rng.choice(np.flatnonzero(o["action_mask"])))}
 
 
 # ------------------------------------------------------------------ environment
@@ -97,35 +84,7 @@ def test_obs_holds_exactly_the_seat_to_move_and_every_seats_rewards_add_up_to_it
 
 def test_batched_tables_play_as_single_table_envs():
     """Table b of a batch seeded s deals and scores as a NosTableEnv seeded s + b, action for action."""
-    from nos_env.rllib_env import NosTableEnv, NosTablesVectorEnv
-
-    B = 3
-    batch = NosTablesVectorEnv({"tables": B, "seed": 5})
-    singles = [NosTableEnv({"seed": 5 + b}) for b in range(B)]
-    obs, _ = batch.reset()
-    single_obs = [e.reset()[0] for e in singles]
-    rng = np.random.default_rng(1)
-    pending_reset = [False] * B
-    ended = 0
-    for _ in range(300):
-        actions = []
-        for b in range(B):
-            assert obs[b].keys() == single_obs[b].keys()
-            for agent in obs[b]:
-                np.testing.assert_array_equal(obs[b][agent]["observations"], single_obs[b][agent]["observations"])
-            actions.append({} if pending_reset[b] else legal_choice(rng, obs[b]))
-        obs, rew, term, _, _ = batch.step(actions)
-        for b in range(B):
-            if pending_reset[b]:
-                single_obs[b], _ = singles[b].reset()
-                pending_reset[b] = False
-                continue
-            single_obs[b], r, t, _, _ = singles[b].step(actions[b])
-            assert r == rew[b] and t == term[b]
-            if t["__all__"]:
-                pending_reset[b] = True
-                ended += 1
-    assert ended >= 5
+    assert_batch_plays_as_single_tables({}, steps=300)
 
 
 def test_an_illegal_action_is_a_penalty_by_default_and_an_error_on_request():

@@ -4,7 +4,7 @@ Blind through their tables (``nos_env/rllib_books.py``'s GameBook over the Table
 The environment against RLlib's own checks and, action for action, against the game's own
 ``vector_env`` (observations, masks, every seat's rewards); batched tables against single-table
 environments; bad input. Training, ``rllib:PATH`` agents at family tables and tournaments on Ray
-share one small local Ray, started once for the module.
+share one small local Ray (conftest's ``ray_session``, started once for the session).
 """
 
 from __future__ import annotations
@@ -20,22 +20,9 @@ pytestmark = pytest.mark.skipif(bool(missing("ray")) or bool(missing("train")),
                                 reason="the ray and train extras are not installed (pip install -e '.[dev,train,ray]')")
 
 from conftest import ROOT  # noqa: E402
+from rllib_checks import assert_batch_plays_as_single_tables, legal_choice  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def ray_session():
-    import ray
-
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
-    try:
-        yield ray
-    finally:
-        ray.shutdown()
-
-
-def legal_choice(rng, obs: dict) -> dict:
-    (agent, o), = obs.items()
-    return {agent: int(rng.choice(np.flatnonzero(o["action_mask"])))}
 
 
 # ------------------------------------------------------------------ environment
@@ -116,36 +103,7 @@ def test_obs_holds_exactly_the_seat_to_move_and_every_seats_rewards_add_up(game,
 @pytest.mark.parametrize("game, players", [("draw", 4), ("blind", 3)])
 def test_batched_family_tables_play_as_single_table_envs(game, players):
     """Table b of a batch seeded s plays as a NosTableEnv seeded s + b, action for action."""
-    from nos_env.rllib_env import NosTableEnv, NosTablesVectorEnv
-
-    B = 3
-    config = {"game": game, "num_players": players}
-    batch = NosTablesVectorEnv({**config, "tables": B, "seed": 5})
-    singles = [NosTableEnv({**config, "seed": 5 + b}) for b in range(B)]
-    obs, _ = batch.reset()
-    single_obs = [e.reset()[0] for e in singles]
-    rng = np.random.default_rng(1)
-    pending_reset = [False] * B
-    ended = 0
-    for _ in range(250):
-        actions = []
-        for b in range(B):
-            assert obs[b].keys() == single_obs[b].keys()
-            for agent in obs[b]:
-                np.testing.assert_array_equal(obs[b][agent]["observations"], single_obs[b][agent]["observations"])
-            actions.append({} if pending_reset[b] else legal_choice(rng, obs[b]))
-        obs, rew, term, _, _ = batch.step(actions)
-        for b in range(B):
-            if pending_reset[b]:
-                single_obs[b], _ = singles[b].reset()
-                pending_reset[b] = False
-                continue
-            single_obs[b], r, t, _, _ = singles[b].step(actions[b])
-            assert r == rew[b] and t == term[b]
-            if t["__all__"]:
-                pending_reset[b] = True
-                ended += 1
-    assert ended >= 5
+    assert_batch_plays_as_single_tables({"game": game, "num_players": players}, steps=250)
 
 
 def test_an_action_outside_the_mask_is_refused_with_a_penalty_or_raises():
