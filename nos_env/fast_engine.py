@@ -101,12 +101,6 @@ class FastTables(TablesBase):
         for b in range(self.num_envs):
             self.R[b] = np.uint64(seed_state(seed + b))
 
-    def check_table(self, b: object) -> int:
-        """A table index 0..B-1 as an int; negative indices are refused, not counted from the end."""
-        if not is_integer(b) or not 0 <= b < self.num_envs:
-            raise ValueError(f"a table index must be an integer 0..{self.num_envs - 1}, got {b!r}")
-        return int(b)
-
     # ---------------------------------------------------------------- running
     def reset_tables(self, tables: np.ndarray | None = None) -> None:
         """Start a new episode (session) on the given tables (all by default)."""
@@ -398,20 +392,6 @@ class FastTables(TablesBase):
     PHASES = PHASES
     #: Payment reasons, the last axis of :attr:`EpisodeStats.net_by_reason`.
     REASONS = K.REASONS
-
-    def check_rows(self, rows: object = None, name: str = "rows") -> np.ndarray:
-        """Table indices as int64 [R]: None means every table; a 1-d integer array of indices
-        0..B-1 (in any order, repeats allowed) or a bool mask of shape (B,)."""
-        if rows is None:
-            return np.arange(self.num_envs, dtype=np.int64)
-        arr = np.asarray(rows)
-        if arr.dtype == np.bool_ and arr.shape == (self.num_envs,):
-            return np.flatnonzero(arr).astype(np.int64)
-        if arr.ndim != 1 or not (np.issubdtype(arr.dtype, np.integer) or arr.size == 0) \
-                or ((arr < 0) | (arr >= self.num_envs)).any():
-            raise ValueError(f"{name} must be None (every table), a 1-d integer array of table indices "
-                             f"0..{self.num_envs - 1} or a bool mask of shape ({self.num_envs},); got {rows!r}")
-        return arr.astype(np.int64)
 
 
     @property

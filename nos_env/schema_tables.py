@@ -102,23 +102,7 @@ class SchemaTables(TablesBase):
         self.K.reset_batch(*self._reset_args(), rows)
 
     # -------------------------------------------------------------- checking
-    def check_table(self, b: object) -> int:
-        if not is_integer(b) or not 0 <= b < self.num_tables:
-            raise ValueError(f"a table index must be an integer 0..{self.num_tables - 1}, got {b!r}")
-        return int(b)
-
-    def check_rows(self, rows: object = None, name: str = "rows") -> np.ndarray:
-        if rows is None:
-            return np.arange(self.num_tables, dtype=np.int64)
-        arr = np.asarray(rows)
-        if arr.dtype == np.bool_ and arr.shape == (self.num_tables,):
-            return np.flatnonzero(arr).astype(np.int64)
-        if arr.ndim != 1 or not (np.issubdtype(arr.dtype, np.integer) or arr.size == 0) \
-                or ((arr < 0) | (arr >= self.num_tables)).any():
-            raise ValueError(f"{name} must be None (every table), a 1-d integer array of table indices "
-                             f"0..{self.num_tables - 1} or a bool mask of shape ({self.num_tables},); got {rows!r}")
-        return arr.astype(np.int64)
-
+    # check_table, check_rows: TablesBase
     def check_actions(self, actions, allow_idle: bool = False) -> np.ndarray:
         low = self.K.IDLE if allow_idle else 0
         allowed = (f"an integer array of shape ({self.num_tables},) with values {low}..{self.num_actions - 1} "

@@ -1,7 +1,8 @@
 """What every owner of B tables (``FastTables``, ``FamilyTables``, ``BlindTables``) does the same way.
 
 The kernel library gives every game the same legal-action list (``LEGAL``, ``T_NLEGAL`` long)
-and mask (``MASK``), so sampling a legal action and reading the masks are written once here.
+and mask (``MASK``), so sampling a legal action and reading the masks are written once here, as are the checks
+of table indices and rows (``FamilyTables`` keeps stricter ones of its own: no bool masks).
 A subclass has ``T``, ``LEGAL``, ``MASK`` (its state arrays) and ``_threads`` (its
 ``ThreadChoice``). Snapshots (``clone``/``restore``, per table ``clone_table``/``restore_table``)
 copy every array of the subclass's schema (``_schema``, ``_arrays``: its array names);
@@ -14,9 +15,30 @@ import numpy as np
 
 from .kernels.core import sample_legal as _sample_parallel
 from .kernels.core import sample_legal_serial as _sample_serial
+from .options import is_integer
 
 
 class TablesBase:
+    def check_table(self, b: object) -> int:
+        """A table index 0..B-1 as an int; negative indices are refused, not counted from the end."""
+        if not is_integer(b) or not 0 <= b < self.num_envs:
+            raise ValueError(f"a table index must be an integer 0..{self.num_envs - 1}, got {b!r}")
+        return int(b)
+
+    def check_rows(self, rows: object = None, name: str = "rows") -> np.ndarray:
+        """Table indices as int64 [R]: None means every table; a 1-d integer array of indices
+        0..B-1 (in any order, repeats allowed) or a bool mask of shape (B,)."""
+        if rows is None:
+            return np.arange(self.num_envs, dtype=np.int64)
+        arr = np.asarray(rows)
+        if arr.dtype == np.bool_ and arr.shape == (self.num_envs,):
+            return np.flatnonzero(arr).astype(np.int64)
+        if arr.ndim != 1 or not (np.issubdtype(arr.dtype, np.integer) or arr.size == 0) \
+                or ((arr < 0) | (arr >= self.num_envs)).any():
+            raise ValueError(f"{name} must be None (every table), a 1-d integer array of table indices "
+                             f"0..{self.num_envs - 1} or a bool mask of shape ({self.num_envs},); got {rows!r}")
+        return arr.astype(np.int64)
+
     def sample_legal(self, state: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """A uniformly random legal action per table (``IDLE`` for a finished table waiting
         without autoreset), drawn from ``state``: the caller's own SplitMix64 streams, uint64 [B],

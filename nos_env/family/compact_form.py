@@ -18,6 +18,7 @@ import numpy as np
 
 OBSERVATION_DTYPES = ("uint8", "float32")
 TAIL_FIELDS = ("seat_score", "target")
+SCORE_FIELDS = TAIL_FIELDS  # the name nos_env.family.encoding gives them
 
 Layout = "OrderedDict[str, tuple[int, int, tuple[int, ...]]]"
 
@@ -41,10 +42,14 @@ def check_observation_dtype(dtype: object) -> str:
 
 
 class CompactForm:
-    """One game's sizes, tail slots, packing and decoding (``layout_of(rules)``: its layout)."""
+    """One game's sizes, tail slots, packing and decoding (``layout(num_tiles, max_pip)``: its layout)."""
 
-    def __init__(self, layout_of: Callable[[object], Layout], max_seats: int, label: str):
-        self.layout_of, self.max_seats, self.label = layout_of, max_seats, label
+    def __init__(self, layout: Callable[[int, int], Layout], max_seats: int, label: str):
+        self.layout, self.max_seats, self.label = layout, max_seats, label
+
+    def layout_of(self, rules) -> Layout:
+        """The game's layout (``layout(num_tiles, max_pip)``, cached by the game) for ``rules``."""
+        return self.layout(rules.num_tiles, rules.max_pip)
 
     def float_size(self, rules) -> int:
         return next(reversed(self.layout_of(rules).values()))[1]
@@ -91,7 +96,8 @@ class CompactForm:
         return out
 
     def functions(self):
-        """The encoding module's names: (float_size, compact_tail_at, compact_size,
-        observation_size, tail_slots, compact_scores, decode_compact)."""
-        return (self.float_size, self.tail_at, self.compact_size, self.observation_size, self.tail_slots,
-                self.scores, self.decode)
+        """The encoding module's names: (float_size, compact_tail_at, compact_scores_at (the
+        family encoding's name of it), compact_size, observation_size, tail_slots,
+        compact_scores, decode_compact)."""
+        return (self.float_size, self.tail_at, self.tail_at, self.compact_size, self.observation_size,
+                self.tail_slots, self.scores, self.decode)

@@ -62,7 +62,8 @@ from functools import cache
 
 import numpy as np
 
-from .compact_form import OBSERVATION_DTYPES, TAIL_FIELDS, CompactForm, check_observation_dtype, stack_fields
+from .compact_form import (  # noqa: F401 (OBSERVATION_DTYPES, SCORE_FIELDS, TAIL_FIELDS: the contract's names, here too)
+    OBSERVATION_DTYPES, SCORE_FIELDS, TAIL_FIELDS, CompactForm, check_observation_dtype, stack_fields)
 
 NUM_ARMS = 9
 MEXICAN = 8  # the Mexican train's arm (action and observation, MT13)
@@ -176,17 +177,10 @@ def _layout(n_t: int, m: int) -> "OrderedDict[str, tuple[int, int, tuple[int, ..
     return stack_fields((name, shapes[name]) for name in FIELDS)
 
 
-def _layout_of(rules):
-    return _layout(rules.num_tiles, rules.max_pip)
-
-
 #: sizes, tail, packing and decoding of the compact form (nos_env/family/compact_form.py)
-FORM = CompactForm(_layout_of, MAX_SEATS, "Mexican Train")
-(float_size, compact_tail_at, compact_size, observation_size, tail_slots, compact_scores,
+FORM = CompactForm(_layout, MAX_SEATS, "Mexican Train")
+(float_size, compact_tail_at, compact_scores_at, compact_size, observation_size, tail_slots, compact_scores,
  decode_compact) = FORM.functions()
-#: the names nos_env.family.encoding gives them
-compact_scores_at = compact_tail_at
-SCORE_FIELDS = TAIL_FIELDS
 
 
 def encode(game, seat: int, dtype: object = "float32", score_scale: float = 100.0) -> np.ndarray:
