@@ -94,13 +94,6 @@ class FastTables(TablesBase):
     def engine_options(self) -> Options:
         return Options(auto_forced=self.auto_forced, illegal="penalty" if self.penalty else "raise")
 
-    def seed(self, seed: int | None) -> None:
-        seed = check_seed(seed)
-        if seed is None:
-            seed = int(np.random.SeedSequence().entropy) & ((1 << 62) - 1)
-        for b in range(self.num_envs):
-            self.R[b] = np.uint64(seed_state(seed + b))
-
     # ---------------------------------------------------------------- running
     def reset_tables(self, tables: np.ndarray | None = None) -> None:
         """Start a new episode (session) on the given tables (all by default)."""

@@ -76,15 +76,7 @@ class SchemaTables(TablesBase):
     def _set_up(self, rules) -> None:
         """The game's constants for its kernels (a subclass's)."""
 
-    # ------------------------------------------------------------- seeding
-    def seed(self, seed: int | None) -> None:
-        """Table b's stream is SplitMix64(seed + b); takes effect at the next deal."""
-        seed = check_seed(seed)
-        if seed is None:
-            seed = int(np.random.SeedSequence().entropy) & ((1 << 62) - 1)
-        for b in range(self.num_tables):
-            self.R[b] = np.uint64(seed_state(seed + b))
-
+    # ------------------------------------------------------------- seeding (seed: TablesBase)
     def seed_tables(self, rows, seeds) -> None:
         """Seed each of ``rows`` with its own seed (table rows[i] plays the game of
         ``seed=seeds[i]``): dealt at once where ``deals_on_seed``, else at its next deal."""

@@ -15,10 +15,20 @@ import numpy as np
 
 from .kernels.core import sample_legal as _sample_parallel
 from .kernels.core import sample_legal_serial as _sample_serial
-from .options import is_integer
+from .options import check_seed, is_integer
+from .rng import seed_state
 
 
 class TablesBase:
+    def seed(self, seed: int | None) -> None:
+        """Table b's stream is SplitMix64(seed + b) (None: a seed from the OS's entropy); it
+        takes effect at the next deal."""
+        seed = check_seed(seed)
+        if seed is None:
+            seed = int(np.random.SeedSequence().entropy) & ((1 << 62) - 1)
+        for b in range(self.num_envs):
+            self.R[b] = np.uint64(seed_state(seed + b))
+
     def check_table(self, b: object) -> int:
         """A table index 0..B-1 as an int; negative indices are refused, not counted from the end."""
         if not is_integer(b) or not 0 <= b < self.num_envs:
