@@ -97,7 +97,7 @@ def blind_twin(g, rng):
     return twin
 
 
-@pytest.mark.parametrize("n", B.player_counts())
+@pytest.mark.parametrize("n", B.PLAYER_COUNTS)
 def test_blind_nobody_sees_an_unturned_tile(n):
     checked = differed = 0
     # Blind asks little (most plays are forced, F12): more games for as many positions.

@@ -119,19 +119,6 @@ class BlindRules:
         return {"tileset": self.tileset, "first_seat": self.first_seat, "optional_play": self.optional_play}
 
 
-def player_counts(game: str = GAME) -> tuple[int, ...]:
-    return PLAYER_COUNTS
-
-
-def default_players(game: str = GAME) -> int:
-    """4, as every family game (the page names no default)."""
-    return DEFAULT_PLAYERS
-
-
-def options_table(game: str = GAME) -> dict:
-    return dict(OPTIONS)
-
-
 def make_blind_rules(num_players: int | None = None, **options) -> BlindRules:
     """Checked rules; an unknown option or a bad value raises ValueError naming what is allowed."""
     if num_players is None:

@@ -104,19 +104,6 @@ class ChickenfootRules:
         return {"tileset": self.tileset, "missing_set": self.missing_set, "match": self.match}
 
 
-def player_counts(game: str = GAME) -> tuple[int, ...]:
-    return PLAYER_COUNTS
-
-
-def default_players(game: str = GAME) -> int:
-    """4, as every family game (the page names no default)."""
-    return DEFAULT_PLAYERS
-
-
-def options_table(game: str = GAME) -> dict:
-    return dict(OPTIONS)
-
-
 def make_chickenfoot_rules(num_players: int | None = None, **options) -> ChickenfootRules:
     """Checked rules; an unknown option or a bad value raises ValueError naming what is allowed."""
     if num_players is None:

@@ -97,19 +97,6 @@ class MexicanTrainRules:
         return {"tileset": self.tileset, "rounds": self.rounds, "first_seat": self.first_seat}
 
 
-def player_counts(game: str = GAME) -> tuple[int, ...]:
-    return PLAYER_COUNTS
-
-
-def default_players(game: str = GAME) -> int:
-    """4, as every family game."""
-    return DEFAULT_PLAYERS
-
-
-def options_table(game: str = GAME) -> dict:
-    return dict(OPTIONS)
-
-
 def _is_int(x) -> bool:
     return not isinstance(x, bool) and isinstance(x, (int, np.integer))
 

@@ -26,14 +26,20 @@ class OwnGame:
     engine: str  # the engine class in ``module``
     encoding: str  # its action ids and observation layout
     tables: str  # "module:Class" of its fast tables, a layer above: imported by name, by the environments
+    one_hand: tuple  # the options that make an episode one hand, (name, value) pairs
     engine_options: tuple = ()  # what the environments' engine is made with, (name, value) pairs
     record_keys: tuple | None = None  # the record keys ``from_record`` takes (None: the whole record)
 
+    def rules_module(self):
+        """Its rules module: ``make_rules``, ``PLAYER_COUNTS``, ``DEFAULT_PLAYERS``, ``OPTIONS``
+        (the page's "Options" table: name -> (default, what is allowed)), imported when first used."""
+        return importlib.import_module(self.module)
+
     def make_rules(self, num_players: int | None, options: dict):
-        return importlib.import_module(self.module).make_rules(self.game, num_players, **options)
+        return self.rules_module().make_rules(self.game, num_players, **options)
 
     def engine_class(self):
-        return getattr(importlib.import_module(self.module), self.engine)
+        return getattr(self.rules_module(), self.engine)
 
     def new_engine(self, rules, seed: int = 0):
         return self.engine_class()(rules, seed, **dict(self.engine_options))
@@ -55,12 +61,13 @@ OWN_GAMES = {g.game: g for g in (
     # Blind deals again when a deal plays itself out without a decision (skip_decisionless, as
     # its fast engine does), so every episode of an environment asks an agent something
     OwnGame("blind", "nos_env.family.blind", "BlindGame", "nos_env.family.blind_encoding",
-            "nos_env.blind_tables:BlindTables", (("skip_decisionless", True),), _STREAM_RECORD),
+            "nos_env.blind_tables:BlindTables", (("target_score", None),),  # BD8: Blind is one hand
+            (("skip_decisionless", True),), _STREAM_RECORD),
     OwnGame("chickenfoot", "nos_env.family.chickenfoot", "ChickenfootGame", "nos_env.family.chickenfoot_encoding",
-            "nos_env.chickenfoot_tables:ChickenfootTables"),
+            "nos_env.chickenfoot_tables:ChickenfootTables", (("match", "one_hand"),)),  # CK13: it counts hands
     OwnGame("mexican_train", "nos_env.family.mexican_train", "MexicanTrainGame",
             "nos_env.family.mexican_train_encoding", "nos_env.mexican_train_tables:MexicanTrainTables",
-            record_keys=_STREAM_RECORD),
+            (("rounds", 1),), record_keys=_STREAM_RECORD),  # MT1: it plays rounds
 )}
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 from ..options import is_integer
+from .own_games import OWN_GAMES
 
 #: The ten games of this engine, in the order of docs/rules/README.md (Blind adds itself).
 GAMES = ("block", "draw", "cross", "double_nine_cross", "matador", "all_fives",
@@ -160,33 +161,6 @@ class FamilyRules:
         return self.num_tiles * self.num_arms * sides + self.num_tiles + 2
 
 
-def _blind():
-    """Blind keeps its rules in its own module (nos_env/family/blind.py, helper "blind");
-    these functions hand "blind" over to it, imported when first asked for."""
-    from . import blind
-
-    return blind
-
-
-def _chickenfoot():
-    """Chickenfoot keeps its rules in its own module (nos_env/family/chickenfoot.py, issue 16),
-    handed over as Blind is."""
-    from . import chickenfoot
-
-    return chickenfoot
-
-
-def _mexican_train():
-    """Mexican Train keeps its rules in its own module (nos_env/family/mexican_train.py, issue 16)."""
-    from . import mexican_train
-
-    return mexican_train
-
-
-#: games with their own rules module: id -> the function importing it
-_OWN = {"blind": _blind, "chickenfoot": _chickenfoot, "mexican_train": _mexican_train}
-
-
 def _check_game(game: object) -> str:
     if game not in GAMES:
         raise ValueError(f"game must be one of {', '.join(GAMES)} (blind: nos_env.family.blind), got {game!r}")
@@ -195,16 +169,16 @@ def _check_game(game: object) -> str:
 
 def player_counts(game: str) -> tuple[int, ...]:
     """The numbers of players the game's page allows."""
-    if game in _OWN:
-        return _OWN[game]().player_counts(game)
+    if game in OWN_GAMES:
+        return tuple(OWN_GAMES[game].rules_module().PLAYER_COUNTS)
     return _PLAYERS[_check_game(game)]
 
 
 def default_players(game: str) -> int:
     """4 for every game: the pages' default (``players=4``) where they name one, and the
     texts' pub table of four for Block, Draw and the Crosses."""
-    if game in _OWN:
-        return _OWN[game]().default_players(game)
+    if game in OWN_GAMES:
+        return OWN_GAMES[game].rules_module().DEFAULT_PLAYERS
     _check_game(game)
     return 4
 
@@ -213,12 +187,9 @@ def one_hand_options(game: str) -> dict:
     """The options that make an episode of ``game`` one hand (tournaments, playthroughs, RLlib):
     Mexican Train plays a number of rounds (MT1), Chickenfoot counts its hands (CK13), every
     other game has a target score."""
-    if game == "mexican_train":
-        return {"rounds": 1}
-    if game == "chickenfoot":
-        return {"match": "one_hand"}
-    if game not in _OWN:
-        _check_game(game)
+    if game in OWN_GAMES:
+        return dict(OWN_GAMES[game].one_hand)
+    _check_game(game)
     return {"target_score": None}
 
 
@@ -253,8 +224,8 @@ def option_names(game: str) -> tuple[str, ...]:
 
 def options_table(game: str) -> dict[str, tuple[object, str]]:
     """name -> (default, description of the allowed values), for docs and command lines."""
-    if game in _OWN:
-        return _OWN[game]().options_table(game)
+    if game in OWN_GAMES:
+        return dict(OWN_GAMES[game].rules_module().OPTIONS)
     table = {}
     for name in option_names(game):
         if name in _CHOICES:
@@ -285,8 +256,8 @@ def _choice(game: str, name: str, value: object) -> str:
 def make_rules(game: str, num_players: int | None = None, **options) -> FamilyRules:
     """The rules of ``game`` for ``num_players`` (default :func:`default_players`) with the
     page's options; unknown options and bad values raise ``ValueError`` naming what is allowed."""
-    if game in _OWN:
-        return _OWN[game]().make_rules(game, num_players, **options)
+    if game in OWN_GAMES:
+        return OWN_GAMES[game].make_rules(num_players, options)
     game = _check_game(game)
     allowed = option_names(game)
     unknown = sorted(set(options) - set(allowed))
