@@ -7,7 +7,8 @@ They play any seat of the fast engine, the tournament harness and the AEC
 environment (``agent.act(obs["observation"], obs["action_mask"])``). A policy
 trained with the Tactics hint (Nos) or with its game's Greedy hint (a family game, the
 policy's ``hint_source``) computes the hint itself, from the observation alone, as the
-training environment did.
+training environment did. A policy trained with a privileged critic (``train/privileged.py``)
+plays without the other hands: only its critic read them, and zeros stand in for them.
 
 ``deterministic=True`` (the default, for evaluation) plays the most probable
 legal action; ``False`` samples from the policy with the agent's own seeded
@@ -69,7 +70,10 @@ class PolicyAgent(Agent):
         obs = np.asarray(obs)
         obs = float_observations(obs) if obs.dtype == np.uint8 else obs.astype(np.float32, copy=False)
         masks = np.asarray(masks) != 0
-        size = int(self.policy.observation_space.shape[0]) - self.hint  # Nos's 1,041, or a family game's
+        # A privileged critic's tail (train/privileged.py): the other hands, seen in training by the
+        # critic only. No logit reads it, so a player fills zeros.
+        privileged = int(getattr(self.policy, "privileged", 0))
+        size = int(self.policy.observation_space.shape[0]) - self.hint - privileged  # Nos's 1,041, or a family game's
         actions = int(self.policy.action_space.n)
         if obs.ndim != 2 or obs.shape[1] != size or masks.shape != (obs.shape[0], actions):
             raise ValueError(f"expected obs [B, {size}] and masks [B, {actions}] (the model's game), "
@@ -77,6 +81,8 @@ class PolicyAgent(Agent):
         if self.hint:
             hinted = self._hinter.act_batch(obs, masks).astype(np.float32)
             obs = np.concatenate([obs, hinted[:, None]], axis=1)
+        if privileged:
+            obs = np.concatenate([obs, np.zeros((obs.shape[0], privileged), np.float32)], axis=1)
         with th.no_grad():
             dist = self.policy.get_distribution(th.as_tensor(obs), action_masks=masks)
             log_p = dist.log_p if hasattr(dist, "log_p") else th.log_softmax(dist.distribution.logits, dim=1)

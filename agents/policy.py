@@ -80,19 +80,23 @@ def hint_agent(hint_source: dict, seed: int | None = 0):
 
 
 class NosEncoder(BaseFeaturesExtractor):
-    """The shared first layer; the hint, if any, is passed through behind its output."""
+    """The shared first layer; the hint, if any, and the privileged tail, if any, are passed
+    through behind its output (in that order). The layer reads the seat's observation only."""
 
-    def __init__(self, observation_space: spaces.Box, width: int = 256, hint: int | None = None):
+    def __init__(self, observation_space: spaces.Box, width: int = 256, hint: int | None = None,
+                 privileged: int = 0):
         self.hint = hint_size(observation_space) if hint is None else int(hint)
-        super().__init__(observation_space, width + self.hint)
+        self.privileged = int(privileged)
+        super().__init__(observation_space, width + self.hint + self.privileged)
         self.width = width
-        # The game's observation size (Nos: 1,041; a family game: its encoding's), the hint after it.
-        self.size = int(observation_space.shape[0]) - self.hint
+        # The game's observation size (Nos: 1,041; a family game: its encoding's), then the hint and
+        # the privileged tail.
+        self.size = int(observation_space.shape[0]) - self.hint - self.privileged
         self.body = nn.Sequential(nn.Linear(self.size, width), nn.ReLU())
 
     def forward(self, observations: th.Tensor) -> th.Tensor:
         z = self.body(observations[:, : self.size])
-        if self.hint:
+        if self.hint or self.privileged:
             return th.cat([z, observations[:, self.size:]], dim=1)
         return z
 
@@ -116,6 +120,36 @@ class HintExtractor(nn.Module):
 
     def forward_critic(self, features: th.Tensor) -> th.Tensor:
         return self.mlp.forward_critic(features[:, : self.width])
+
+
+class PrivilegedExtractor(nn.Module):
+    """A privileged critic's MLPs (train/privileged.py): the actor reads the encoded observation
+    (and the hint, carried along as in :class:`HintExtractor`); the critic reads the encoded
+    observation *and* the privileged tail (the other seats' hands). Nothing of the tail reaches
+    the actor, so the policy plays from its seat's view alone."""
+
+    def __init__(self, width: int, hint: int, privileged: int, net_arch, activation_fn, device):
+        super().__init__()
+        self.width, self.hint, self.privileged = width, hint, privileged
+        self.actor = MlpExtractor(width, net_arch={"pi": list(net_arch["pi"]), "vf": []},
+                                  activation_fn=activation_fn, device=device)
+        self.critic = MlpExtractor(width + privileged, net_arch={"pi": [], "vf": list(net_arch["vf"])},
+                                   activation_fn=activation_fn, device=device)
+        self.latent_dim_pi = self.actor.latent_dim_pi + hint
+        self.latent_dim_vf = self.critic.latent_dim_vf
+
+    def forward(self, features: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
+        return self.forward_actor(features), self.forward_critic(features)
+
+    def forward_actor(self, features: th.Tensor) -> th.Tensor:
+        latent = self.actor.forward_actor(features[:, : self.width])
+        if self.hint:
+            return th.cat([latent, features[:, self.width : self.width + self.hint]], dim=1)
+        return latent
+
+    def forward_critic(self, features: th.Tensor) -> th.Tensor:
+        z = features[:, : self.width]
+        return self.critic.forward_critic(th.cat([z, features[:, self.width + self.hint :]], dim=1))
 
 
 class HintHead(nn.Module):
@@ -182,8 +216,13 @@ class FastMaskedCategorical(MaskableCategoricalDistribution):
 class NosPolicy(MaskableActorCriticPolicy):
     def __init__(self, observation_space, action_space, lr_schedule, net_arch=None, width: int = 256,
                  hint_weight: float = 3.0, hint_trainable: bool = True, hint_source: dict | None = None,
-                 **kwargs):
+                 privileged: int = 0, **kwargs):
         self.hint_source = check_hint_source(hint_source)
+        if isinstance(privileged, bool) or not isinstance(privileged, int) or privileged < 0:
+            raise ValueError(f"privileged (the critic-only tail's size) must be an integer >= 0, got {privileged!r}")
+        if privileged and int(action_space.n) == NUM_ACTIONS:
+            raise ValueError("the privileged critic is a family game's (train/privileged.py), not Nos's")
+        self.privileged = int(privileged)
         if self.hint_source is not None and int(action_space.n) == NUM_ACTIONS:
             raise ValueError("hint_source is a family game's Greedy hint; Nos's policy reads the Tactics hint "
                              "from its observation size")
@@ -193,12 +232,17 @@ class NosPolicy(MaskableActorCriticPolicy):
         self.hint_weight = float(hint_weight)
         self.hint_trainable = bool(hint_trainable)
         kwargs.setdefault("features_extractor_class", NosEncoder)
-        kwargs.setdefault("features_extractor_kwargs", {"width": self.width, "hint": self.hint})
+        kwargs.setdefault("features_extractor_kwargs", {"width": self.width, "hint": self.hint,
+                                                        **({"privileged": self.privileged} if privileged else {})})
         if net_arch is None:
             net_arch = {"pi": [128], "vf": [128]}
         super().__init__(observation_space, action_space, lr_schedule, net_arch=net_arch, **kwargs)
 
     def _build_mlp_extractor(self) -> None:
+        if self.privileged:
+            self.mlp_extractor = PrivilegedExtractor(self.width, self.hint, self.privileged, self.net_arch,
+                                                     self.activation_fn, self.device)
+            return
         if not self.hint:
             return super()._build_mlp_extractor()
         self.mlp_extractor = HintExtractor(self.features_dim - self.hint, self.net_arch, self.activation_fn,
@@ -222,4 +266,6 @@ class NosPolicy(MaskableActorCriticPolicy):
         data.update(width=self.width, hint_weight=self.hint_weight, hint_trainable=self.hint_trainable)
         if self.hint_source is not None:  # models without it load as before
             data.update(hint_source=self.hint_source)
+        if self.privileged:
+            data.update(privileged=self.privileged)
         return data

@@ -49,6 +49,9 @@ class EnvConfig:
     auto_forced: bool = True  # D12: decisions with one legal action are applied, not asked
     tactics_hint: bool = False  # append Tactics' choice to the observation (agents/policy.py)
     greedy_hint: bool = False  # a family game's: append its Greedy's choice to the observation (the same way)
+    # a family game's: the critic also reads the other seats' hands during training (train/privileged.py);
+    # the policy never does, and a saved model plays without them
+    privileged_critic: bool = False
     num_threads: Any = "auto"  # the fast engine's threads: "auto" or 1..NUMBA_NUM_THREADS (nos_env/threads.py)
 
 
@@ -253,6 +256,8 @@ def validate(c: TrainConfig, source: str = "config") -> None:
             _fail(w("env.game_options"), "are for the family games; Nos takes its options elsewhere (none here)")
         if c.env.greedy_hint:
             _fail(w("env.greedy_hint"), "is a family game's (its Greedy's choice); Nos's hint is env.tactics_hint")
+        if c.env.privileged_critic:
+            _fail(w("env.privileged_critic"), "is a family game's (it reads FamilyTables' hands), not Nos's")
     else:
         _check_family(c, source)
     agents = known_agents(game)
@@ -341,6 +346,8 @@ def validate(c: TrainConfig, source: str = "config") -> None:
     if c.run.engine == "rllib":
         if c.env.tactics_hint:
             _fail(w("env.tactics_hint"), "is an SB3 policy feature (agents/policy.py); the rllib engine has no hint")
+        if c.env.privileged_critic:
+            _fail(w("env.privileged_critic"), "is an SB3 policy feature (agents/policy.py); the rllib engine has none")
         if c.env.learner_seat != "rotate":
             _fail(w("env.learner_seat"), "the rllib engine seats the learner at random each hand: use 'rotate'")
         for name in c.opponents.baselines:
@@ -369,6 +376,9 @@ def _check_family(c: TrainConfig, source: str) -> None:
         make_rules(game, c.env.num_players, **c.env.game_options)
     except (ValueError, TypeError) as exc:
         _fail(f"{source}: env.game_options", str(exc))
+    if c.env.privileged_critic and game in ("blind", "chickenfoot", "mexican_train"):
+        _fail(f"{source}: env.privileged_critic", f"reads FamilyTables' hands; {game}'s tables keep them "
+                                                  f"elsewhere (games with it: the other family games)")
     if c.env.tactics_hint:
         _fail(f"{source}: env.tactics_hint", f"is Nos's (the Tactics agent plays Nos only), not {game}'s: "
                                              f"a family game's hint is env.greedy_hint")

@@ -37,7 +37,9 @@ Observations are the learner's, as the AEC environment encodes them
 Tactics agent's choice in the same position is appended as one more float
 (see ``agents.policy.NosPolicy``; in a terminal observation it is 0). A family game's
 ``greedy_hint`` appends its Greedy agent's choice the same way (``hint_source`` names the
-rules it is computed for; the policy is given them). ``action_masks()`` (and so
+rules it is computed for; the policy is given them). With ``privileged_critic`` (a family
+game on ``FamilyTables``) the other seats' hands follow, for the critic only
+(``train/privileged.py``; the policy is told their size). ``action_masks()`` (and so
 ``env_method("action_masks")``, as sb3-contrib's MaskablePPO asks) returns the
 batch's masks, bool [B, 557].
 
@@ -126,6 +128,7 @@ class SelfPlayVecEnv(VecEnv):
         reward_scale: float = 0.01,
         tactics_hint: bool = False,
         greedy_hint: bool = False,
+        privileged_critic: bool = False,
         game: str = "nos",
         game_options: dict | None = None,
         **table_options,
@@ -179,7 +182,13 @@ class SelfPlayVecEnv(VecEnv):
                                 "options": table_options(self.tables.rules)}
             self.hint_agent = hint_agent(self.hint_source, seed=seed + 7919)
         self.render_mode = None
-        size = obs_size + (1 if self.hint_agent is not None else 0)
+        #: Floats of the critic-only tail (train/privileged.py): the other seats' hands, 0 without it.
+        self.privileged_size = 0
+        if privileged_critic:
+            from .privileged import privileged_size
+
+            self.privileged_size = privileged_size(self.tables)
+        size = obs_size + (1 if self.hint_agent is not None else 0) + self.privileged_size
         observation_space = spaces.Box(-np.inf, np.inf, (size,), np.float32)
         super().__init__(int(num_envs), observation_space, spaces.Discrete(num_actions))
         B = self.num_envs
@@ -213,7 +222,8 @@ class SelfPlayVecEnv(VecEnv):
         terminal = self.tables.observe_rows(rows, self.learner[rows])
         starting = None if self.family else self.tables.episode_start_chips[rows]
         for i, b in enumerate(rows):
-            ended = {"terminal_observation": self._with_hint_rows(terminal[i : i + 1], None)[0],
+            ended = {"terminal_observation": self._with_privileged(self._with_hint_rows(terminal[i : i + 1], None),
+                                                                   rows[i : i + 1])[0],
                      "episode": {"r": float(self._episode_chips[b]), "l": int(self._episode_decisions[b])},
                      "learner_seat": int(self.learner[b])}
             if self.family:
@@ -239,6 +249,14 @@ class SelfPlayVecEnv(VecEnv):
         if masks is not None:
             hint[:, 0] = self.hint_agent.act_batch(obs, masks)
         return np.concatenate([obs, hint], axis=1)
+
+    def _with_privileged(self, obs: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """The critic-only tail behind the observation, for the learner's seat at ``rows``."""
+        if not self.privileged_size:
+            return obs
+        from .privileged import privileged_features
+
+        return np.concatenate([obs, privileged_features(self.tables, rows, self.learner[rows])], axis=1)
 
     def _play_opponents(self, infos: list[dict], done: np.ndarray) -> None:
         """Step the opponents until the learner is to move at every table."""
@@ -325,7 +343,8 @@ class SelfPlayVecEnv(VecEnv):
         return self._observation(), reward, done, infos
 
     def _observation(self) -> np.ndarray:
-        return self._with_hint_rows(self._loop.obs.copy(), self.tables.masks)
+        rows = np.arange(self.num_envs)
+        return self._with_privileged(self._with_hint_rows(self._loop.obs.copy(), self.tables.masks), rows)
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions at every table, bool [B, 557]."""

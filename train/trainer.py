@@ -55,7 +55,8 @@ def make_env(config: TrainConfig) -> tuple[SelfPlayVecEnv, OpponentPool]:
         pool.add(make_agent(name, seed=c.run.seed * 7919 + i, **game_kwargs), weight, label=name)
     env = SelfPlayVecEnv(c.env.num_envs, pool, num_players=c.env.num_players, seed=c.run.seed,
                          learner_seat=c.env.learner_seat, reward_scale=c.env.reward_scale,
-                         tactics_hint=c.env.tactics_hint, greedy_hint=c.env.greedy_hint, **table_kwargs)
+                         tactics_hint=c.env.tactics_hint, greedy_hint=c.env.greedy_hint,
+                         privileged_critic=c.env.privileged_critic, **table_kwargs)
     return env, pool
 
 
@@ -66,6 +67,8 @@ def make_model(config: TrainConfig, env: SelfPlayVecEnv) -> MaskablePPO:
                      "hint_weight": c.policy.hint_weight, "hint_trainable": c.policy.hint_trainable,
                      # a family game's Greedy hint: the rules it is computed for, saved with the model
                      **({"hint_source": env.hint_source} if env.hint_source is not None else {}),
+                     # a privileged critic's tail (train/privileged.py): the critic reads it, the policy never
+                     **({"privileged": env.privileged_size} if env.privileged_size else {}),
                      # fused: one kernel for all of Adam's per-parameter updates (CPU since torch 2.4)
                      "optimizer_kwargs": {"eps": 1e-5, "fused": True}}
     return MaskablePPO(NosPolicy, env, rollout_buffer_class=CompactMaskableRolloutBuffer, learning_rate=p.learning_rate, n_steps=p.n_steps, batch_size=p.batch_size,
