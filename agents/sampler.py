@@ -63,6 +63,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from numba import njit
 
 from nos_env.encoding import OBSERVATION_LAYOUT, OBSERVATION_SIZE
 from nos_env.tiles import (ALL_TILES_MASK, DOUBLE_INDEX, DOUBLES_MASK, NUM_TILES, TILE_IS_DOUBLE, mask_from_flags,
@@ -182,7 +183,9 @@ def read_constraints(obs: np.ndarray) -> HiddenConstraints:
 class HiddenSampler:
     """Uniform samples of the hidden tiles consistent with one observation (see the module docstring)."""
 
-    def __init__(self, obs: np.ndarray):
+    def __init__(self, obs: np.ndarray, compiled: bool = True):
+        #: the fast path's deals in numba (``_deal_rows``) or in numpy: the same samples from one seed
+        self.compiled = bool(compiled)
         c = self.constraints = read_constraints(obs)
         n = self.num_players = c.num_players
         unseen = c.unseen
@@ -219,6 +222,9 @@ class HiddenSampler:
         self._memo: dict = {}
         self._total: int | None = None
         # Rejection sampling needs constraints that can fail; without any, every deal is consistent.
+        self._seat_cols = np.array(self.seats, np.int64)
+        self._forbidden_k = np.array([c.forbidden[r] for r in self.seats], np.int64)
+        self._caps_k = np.array(caps, np.int64)
         self._constrained = any(c.forbidden[r] & unseen for r in self.seats) or any(
             cap < min(need, len(DOUBLE_INDEX)) for need, cap in zip(needs, caps))
 
@@ -297,7 +303,12 @@ class HiddenSampler:
             if got == num_samples or len(free) == 0:
                 break
             batch = max(64, 2 * (num_samples - got)) if self._constrained else num_samples - got
-            perm = np.argsort(rng.random((batch, len(free))), axis=1)
+            uniforms = rng.random((batch, len(free)))
+            if self.compiled:  # the same deals from the same uniforms, in one compiled pass
+                got = _deal_rows(uniforms, free, bounds, self._seat_cols, self._forbidden_k, self._caps_k,
+                                 hands, bones, got, num_samples)
+                continue
+            perm = np.argsort(uniforms, axis=1)
             ok = np.ones(batch, bool)
             dealt = []
             for k, r in enumerate(self.seats):
@@ -365,6 +376,47 @@ class HiddenSampler:
         boneyard: tile indices, top first)."""
         hands, bones = self.sample_bits(rng, num_samples)
         return [([bits_to_tiles(int(h)) for h in hands[j]], [int(t) for t in bones[j]]) for j in range(num_samples)]
+
+
+@njit(cache=True)
+def _deal_rows(uniforms, free, bounds, seat_cols, forbidden, caps, hands, bones, got, want):
+    """The rejection fast path of HiddenSampler.sample_bits over rows of uniforms [batch, free]: row j
+    ranks the free tiles (argsort), hand k takes ranks bounds[k]..bounds[k+1], the boneyard the rest in
+    rank order; a deal that meets every hand's pass record and double cap is written at sample
+    ``got`` (hands ORed into the face-up doubles already there), in row order, until ``want``.
+    Returns the new ``got``: what numpy's version of the same step keeps."""
+    m = seat_cols.shape[0]
+    dealt = np.zeros(m, np.int64)
+    for j in range(uniforms.shape[0]):
+        if got == want:
+            break
+        perm = np.argsort(uniforms[j])
+        ok = True
+        for k in range(m):
+            h = np.int64(0)
+            for i in range(bounds[k], bounds[k + 1]):
+                h |= np.int64(1) << free[perm[i]]
+            if h & forbidden[k]:
+                ok = False
+            if caps[k] != _UNCAPPED:
+                x = h & _DOUBLES
+                count = 0
+                while x:
+                    x &= x - 1
+                    count += 1
+                if count > caps[k]:
+                    ok = False
+            dealt[k] = h
+        if ok:
+            for k in range(m):
+                hands[got, seat_cols[k]] |= dealt[k]
+            for i in range(bones.shape[1]):
+                bones[got, i] = free[perm[bounds[m] + i]]
+            got += 1
+    return got
+
+
+_DOUBLES = np.int64(DOUBLES_MASK)
 
 
 def sample_hidden(obs: np.ndarray, rng: np.random.Generator, num_samples: int = 1):

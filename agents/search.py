@@ -103,6 +103,7 @@ from numba import njit
 
 from nos_env.encoding import NUM_ACTIONS, OBSERVATION_SIZE
 from nos_env.fast_engine import FastTables, accepted_after_plays, tactics_rows
+from nos_env.games import nos as K
 from nos_env.tiles import DOUBLES_MASK, popcount
 
 from . import features as F
@@ -229,7 +230,7 @@ class SearchAgent(Agent):
             raise ValueError(f"seat {seat} is not to move at table {b}")
         if not np.array_equal(tables.masks[b] != 0, np.asarray(mask) != 0):
             raise ValueError(f"the mask given for table {b} is not the table's")
-        sampler = HiddenSampler(obs)  # only the observation
+        sampler = HiddenSampler(obs, compiled=self.compiled)  # only the observation
         public = tables.rollout_snapshot(b)
         candidates = self._candidates(obs, mask, public, sampler, n, seat)
         if len(candidates) == 1:
@@ -259,7 +260,8 @@ class SearchAgent(Agent):
                 se = diff.std(ddof=1) / np.sqrt(len(diff)) if len(diff) > 1 else np.inf
                 if not diff.mean() > self.margin * se:
                     choice = prior_action
-        self.last_search = {"candidates": candidates, "values": means, "rollouts": len(values), "choice": choice}
+        self.last_search = {"candidates": candidates, "values": means, "rollouts": len(values), "choice": choice,
+                            "samples": (~np.isnan(values)).sum(axis=0)}  # per candidate
         return choice
 
     def _even(self, public, sampler, candidates, budget, n, seat) -> np.ndarray:
@@ -284,19 +286,20 @@ class SearchAgent(Agent):
         even split gives (a 43-60-way announcement: about 6 times more at equal budget). A
         candidate's column is NaN for the rounds after it was dropped."""
         C = len(candidates)
-        rounds = int(np.ceil(np.log2(C)))
         alive = np.arange(C)
         keep_always = np.flatnonzero(candidates == prior_action)
+        rounds = max(1, int(np.ceil(np.log2(C - len(keep_always)))))
         blocks = []
-        for r in range(rounds):  # after rounds - 1 halvings at most 2 are left (and the prior's)
+        for r in range(rounds):  # after rounds - 1 halvings at most 2 are left besides the prior's
             k = max(self.min_rollouts, budget // (rounds * len(alive)))
             block = np.full((k, C), np.nan)
             block[:, alive] = self._values(public, sampler, candidates[alive], k, n, seat)
             blocks.append(block)
             if r < rounds - 1:
-                means = np.concatenate(blocks)[:, alive].mean(axis=0)
-                order = alive[np.argsort(-means, kind="stable")]
-                alive = np.union1d(order[: (len(alive) + 1) // 2], keep_always)
+                others = np.setdiff1d(alive, keep_always)  # (the prior's is kept besides the better half)
+                means = np.concatenate(blocks)[:, others].mean(axis=0)
+                order = others[np.argsort(-means, kind="stable")]
+                alive = np.union1d(order[: (len(others) + 1) // 2], keep_always)
         return np.concatenate(blocks)
 
     def _values(self, public, sampler, candidates, k, n, seat) -> np.ndarray:
@@ -363,13 +366,22 @@ class SearchAgent(Agent):
         C = len(candidates)
         rows = k * C
         tables = self._tables(rows, n)
-        tables.restore_all(public)
-        hands, bones = sampler.sample_bits(self.rng, k)
         sample_of_row = np.repeat(np.arange(k), C)
-        _determinize(tables, sample_of_row, hands, bones, sampler, seat, n)  # masks recomputed
-        tables.set_random_state(self.rng.integers(0, 2**63, rows, dtype=np.int64).astype(np.uint64))
-        want = public["MASK"] != 0
-        if not np.array_equal(tables.masks != 0, np.broadcast_to(want, tables.masks.shape)):
+        if self.compiled:
+            # One compiled pass builds the batch (FastTables.determinize: the same tables as below).
+            hands, bones = sampler.sample_bits(self.rng, k)
+            seats, held, dealt = _hidden_sets(hands, sampler, int(public["T"][K.T_SET_TILE]), seat, n)
+            states = self.rng.integers(0, 2**63, rows, dtype=np.int64).astype(np.uint64)
+            try:
+                tables.determinize(public, seats, held, dealt, bones, sample_of_row, states)
+            except ValueError as exc:
+                raise RuntimeError(f"the sample does not fit the table: {exc}") from exc
+        else:
+            tables.restore_all(public)
+            hands, bones = sampler.sample_bits(self.rng, k)
+            _determinize(tables, sample_of_row, hands, bones, sampler, seat, n)  # masks recomputed
+            tables.set_random_state(self.rng.integers(0, 2**63, rows, dtype=np.int64).astype(np.uint64))
+        if (tables.masks != public["MASK"]).any():
             raise RuntimeError("a determinized table's mask differs from the real one")
         before = tables.chips[:, seat]
         after = np.zeros(rows, np.int64)
@@ -470,25 +482,30 @@ def _best_legal(MASK, score, done, out):
         out[b] = best
 
 
-def _determinize(tables, sample_of_row, hands, bones, sampler, seat, n) -> None:
-    """Overwrite every hidden part of each row with its sample (hands [k, n] by offset, bones [k, size])."""
+def _hidden_sets(hands, sampler, set_tile, seat, n):
+    """The other seats (offsets 1..n-1) and, per sample, their hands and dealt tiles (int64 [k, n-1]):
+    what a determinization writes (hands [k, n] by offset, from the sampler)."""
     c = sampler.constraints
     seats = [(seat + r) % n for r in range(1, n)]
-    set_tile = int(tables.set_tile[0])
-    row_hands = np.empty((tables.num_envs, n - 1), np.int64)
-    row_dealt = np.empty((tables.num_envs, n - 1), np.int64)
+    held = np.ascontiguousarray(hands[:, 1:])
+    dealt = np.empty_like(held)
     for r in range(1, n):
-        hand = hands[sample_of_row, r]
+        hand = hands[:, r]
         if c.declared[r]:  # D9: his dealt doubles still held are the face-up ones
             kept = (hand & ~DOUBLES_MASK) | c.face_up[r]
         else:
             kept = hand
-        dealt = kept | c.placed[r]
+        dealt[:, r - 1] = kept | c.placed[r]
         if c.set_drawn_by == r:  # D8: a tile drawn for the set was not dealt
-            dealt &= ~(1 << set_tile)
-        row_hands[:, r - 1] = hand
-        row_dealt[:, r - 1] = dealt
+            dealt[:, r - 1] &= ~(1 << set_tile)
+    return seats, held, dealt
+
+
+def _determinize(tables, sample_of_row, hands, bones, sampler, seat, n) -> None:
+    """Overwrite every hidden part of each row with its sample (hands [k, n] by offset, bones [k, size]):
+    the uncompiled Search's way (set_hidden on per-row copies)."""
+    seats, held, dealt = _hidden_sets(hands, sampler, int(tables.set_tile[0]), seat, n)
     try:
-        tables.set_hidden(seats, row_hands, row_dealt, bones[sample_of_row])
+        tables.set_hidden(seats, held[sample_of_row], dealt[sample_of_row], bones[sample_of_row])
     except ValueError as exc:
         raise RuntimeError(f"the sample does not fit the table: {exc}") from exc

@@ -579,6 +579,53 @@ class FastTables(TablesBase):
         self.BONE[:, t0:t1] = boneyard
         _compute_masks(self.T, self.S, self.A, self.MASK, self.LEGAL, n)
 
+    def determinize(self, snapshot: dict, seats, hands, dealt, boneyard, sample_of_row, states) -> None:
+        """A search's scratch batch in one compiled pass (D17): every table becomes ``snapshot``
+        (``restore_all``) with sample ``sample_of_row[b]``'s hidden tiles (``set_hidden``: ``hands``
+        and ``dealt`` int64 [K, len(seats)], ``boneyard`` [K, left], one row per sample, not per
+        table) and random state ``states[b]`` (``set_random_state``); the masks are recomputed. The
+        same tables as those three calls with the samples repeated per table (tests/test_search_fast.py),
+        without building the repeated arrays or passing over the batch four times. Everything is
+        checked before a table changes."""
+        B, n = self.num_envs, self.num_players
+        pen = snapshot.get("PEN") if isinstance(snapshot, dict) else None
+        if isinstance(pen, np.ndarray) and pen.dtype == self.PEN.dtype and pen.ndim == 1 \
+                and pen.shape != self.PEN.shape[1:] and not pen.any():
+            snapshot = {**snapshot, "PEN": np.zeros(self.PEN.shape[1:], self.PEN.dtype)}
+        self._check_snapshot(snapshot, lambda name: getattr(self, name).shape[1:], "clone_table()", exact_deal=False)
+        seats = np.asarray(seats)
+        if seats.ndim != 1 or not (np.issubdtype(seats.dtype, np.integer) or seats.size == 0) \
+                or ((seats < 0) | (seats >= n)).any() or len(set(seats.tolist())) != len(seats):
+            raise ValueError(f"seats must be distinct seat numbers 0..{n - 1}, got {seats!r}")
+        sample_of_row = np.asarray(sample_of_row)
+        hands, dealt, boneyard = np.asarray(hands), np.asarray(dealt), np.asarray(boneyard)
+        k = hands.shape[0] if hands.ndim == 2 else -1
+        if not np.issubdtype(sample_of_row.dtype, np.integer) or sample_of_row.shape != (B,) \
+                or ((sample_of_row < 0) | (sample_of_row >= max(k, 0))).any():
+            raise ValueError(f"sample_of_row must be integers 0..{k - 1} (the samples), one per table ({B},), "
+                             f"got {sample_of_row.dtype} {sample_of_row.shape}")
+        limit = 1 << K.NT
+        for name, arr in (("hands", hands), ("dealt", dealt)):
+            if not np.issubdtype(arr.dtype, np.integer) or arr.shape != (k, len(seats)) \
+                    or ((arr < 0) | (arr >= limit)).any():
+                raise ValueError(f"{name} must be integer tile sets 0..2**{K.NT}-1 of shape ({k}, {len(seats)}) "
+                                 f"(samples, seats), got {arr.dtype} {arr.shape}")
+        t0 = int(snapshot["T"][K.T_BONE_TOP])
+        left = int(snapshot["T"][K.T_BONE_END]) - t0
+        if not np.issubdtype(boneyard.dtype, np.integer) or boneyard.shape != (k, left) \
+                or ((boneyard < 0) | (boneyard >= K.NT)).any():
+            raise ValueError(f"boneyard must be tile indices 0..{K.NT - 1} of shape ({k}, {left}) (the tiles "
+                             f"left in the boneyard), got {boneyard.dtype} {boneyard.shape}")
+        states = np.asarray(states)
+        if states.dtype != np.uint64 or states.shape != (B,):
+            raise ValueError(f"states must be a uint64 array of shape ({B},) (one per table), got "
+                             f"{states.dtype} {states.shape}")
+        _determinize_rows(self.T, self.S, self.A, self.L, self.BONE, self.R, self.MASK, self.LEGAL, self.H,
+                          self.PEN, snapshot["T"], snapshot["S"], snapshot["A"], snapshot["L"], snapshot["MASK"],
+                          snapshot["LEGAL"], snapshot["H"], snapshot["PEN"], seats.astype(np.int64),
+                          hands.astype(np.int64), dealt.astype(np.int64), boneyard.astype(np.int8),
+                          sample_of_row.astype(np.int64), states, t0, n)
+
     def accepted_after(self, b: int, action: int) -> int | None:
         """The tiles some arm accepts (locks included) after the seat to move at table ``b``
         takes the legal play ``action``, as a tile set (bit t: ``ALL_TILES[t]``), or None if
@@ -709,6 +756,30 @@ class EpisodeStats:
         wrong = (pay * self.close_wrong[:, None] - net[:, :, K.R_WRONG_CLOSE]) // (pay * n)
         right = (net[:, :, K.R_CLOSE] > 0).astype(np.int64)
         return right, wrong
+
+
+@njit(cache=True)
+def _determinize_rows(T, S, A, L, BONE, R, MASK, LEGAL, H, PEN, sT, sS, sA, sL, sMASK, sLEGAL, sH, sPEN,
+                      seats, hands, dealt, boneyard, sample_of_row, states, t0, n):
+    """FastTables.determinize's pass: table b = the snapshot with sample sample_of_row[b]'s hidden tiles."""
+    for b in range(T.shape[0]):
+        T[b] = sT
+        S[b] = sS
+        A[b] = sA
+        L[b] = sL
+        MASK[b] = sMASK
+        LEGAL[b] = sLEGAL
+        H[b] = sH
+        PEN[b] = sPEN
+        j = sample_of_row[b]
+        for i in range(seats.shape[0]):
+            S[b, seats[i], K.S_HAND] = np.int32(hands[j, i])
+            S[b, seats[i], K.S_DEALT] = np.int32(dealt[j, i])
+        BONE[b, :] = 0
+        for i in range(boneyard.shape[1]):
+            BONE[b, t0 + i] = boneyard[j, i]
+        R[b] = states[b]
+        K.compute_mask(T, S, A, MASK, LEGAL, b, n)
 
 
 @njit(cache=True)
