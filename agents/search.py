@@ -209,6 +209,12 @@ class SearchAgent(Agent):
         obs = float_observations(obs)
         B = obs.shape[0]
         out = np.empty(B, np.int64)
+        # With the compiled Tactics and no time limit, the decisions of plays (an even split that
+        # fits one scratch batch) are drawn row by row (the same random draws, in the same order,
+        # as one search() per row) and then played together: one scratch batch, one determinize,
+        # one step and one playout call for many rows (tests/test_search.py: the same choices).
+        batched = self._kernel_params is not None and self.rollout == "tactics" and self.time_limit is None
+        waiting = []  # (row, setup, draw)
         for i in range(B):
             legal = np.flatnonzero(masks[i])
             if len(legal) == 0:
@@ -216,13 +222,38 @@ class SearchAgent(Agent):
             if len(legal) == 1:
                 out[i] = legal[0]
                 continue
-            out[i] = self.search(obs[i], masks[i], context.tables, int(context.table_index[i]),
-                                 int(context.seats[i]))
+            tables, b, seat = context.tables, int(context.table_index[i]), int(context.seats[i])
+            if not batched:
+                out[i] = self.search(obs[i], masks[i], tables, b, seat)
+                continue
+            setup = self._setup(obs[i], masks[i], tables, b, seat)
+            k = max(self.min_rollouts, setup["budget"] // len(setup["candidates"]))
+            if len(setup["candidates"]) == 1 or self._halves(setup) \
+                    or k * len(setup["candidates"]) > self.max_batch:
+                out[i] = self._complete(setup)
+                continue
+            waiting.append((i, setup, self._draw(setup, k)))
+        group, rows = [], 0
+        for item in waiting + [None]:
+            size = 0 if item is None else len(item[2]["actions"])
+            if group and (item is None or rows + size > self.max_batch):
+                for (i, setup, _), values in zip(group, self._play_draws([d for _, _, d in group],
+                                                                         context.tables.num_players)):
+                    out[i] = self._decide(setup["candidates"], values, setup["prior_action"])
+                group, rows = [], 0
+            if item is not None:
+                group.append(item)
+                rows += size
         return out
 
     def search(self, obs: np.ndarray, mask: np.ndarray, tables: FastTables, b: int, seat: int) -> int:
         """The action for one decision of ``seat`` at table ``b`` of ``tables`` (see the module docstring);
         ``obs`` is the seat's observation, float32 or compact."""
+        return self._complete(self._setup(obs, mask, tables, b, seat))
+
+    def _setup(self, obs, mask, tables: FastTables, b: int, seat: int) -> dict:
+        """Everything a decision's search needs before its rollouts: the checks, the sampler, the
+        public snapshot, the candidates, the budget and the prior's action."""
         obs = float_observations(np.asarray(obs)[None, :])[0]
         n = tables.num_players
         b = tables.check_table(b)
@@ -233,23 +264,41 @@ class SearchAgent(Agent):
         sampler = HiddenSampler(obs, compiled=self.compiled)  # only the observation
         public = tables.rollout_snapshot(b)
         candidates = self._candidates(obs, mask, public, sampler, n, seat)
+        setup = {"public": public, "sampler": sampler, "candidates": candidates, "n": n, "seat": seat,
+                 "budget": self.rollouts, "opening": False, "prior_action": None}
+        if len(candidates) == 1:
+            return setup
+        setup["opening"] = opening = F.KIND[candidates[0]] in (F.SET, F.ANNOUNCE)
+        if self.opening_rollouts is not None and opening:
+            setup["budget"] = self.opening_rollouts
+        elif self.key_rollouts is not None and self._key_decision(candidates):
+            setup["budget"] = self.key_rollouts
+        if self.prior is not None:
+            setup["prior_action"] = self._prior_action(obs, mask)
+        return setup
+
+    def _halves(self, setup) -> bool:
+        return self.halving and setup["opening"] and self.time_limit is None and len(setup["candidates"]) > 2
+
+    def _complete(self, setup) -> int:
+        """The rollouts and the choice of one decision set up by _setup."""
+        candidates = setup["candidates"]
         if len(candidates) == 1:
             self.last_search = {"candidates": candidates, "values": np.zeros(1), "rollouts": 0}
             return int(candidates[0])
-        C = len(candidates)
-        budget, opening = self.rollouts, F.KIND[candidates[0]] in (F.SET, F.ANNOUNCE)
-        if self.opening_rollouts is not None and opening:
-            budget = self.opening_rollouts
-        elif self.key_rollouts is not None and self._key_decision(candidates):
-            budget = self.key_rollouts
-        prior_action = self._prior_action(obs, mask) if self.prior is not None else None
-        if self.halving and opening and self.time_limit is None and C > 2:
-            values = self._halving(public, sampler, candidates, budget, n, seat, prior_action)
+        args = (setup["public"], setup["sampler"], candidates, setup["budget"], setup["n"], setup["seat"])
+        if self._halves(setup):
+            values = self._halving(*args, setup["prior_action"])
         else:
-            values = self._even(public, sampler, candidates, budget, n, seat)
-        # [samples, C]: every candidate on the same samples (NaN: dropped by halving before them)
+            values = self._even(*args)
+        return self._decide(candidates, values, setup["prior_action"])
+
+    def _decide(self, candidates, values, prior_action) -> int:
+        """The choice from the values [samples, C] (every candidate on the same samples; NaN: dropped
+        by halving before them): the best mean among the last round's, unless the safeguard keeps
+        the prior's action."""
         means = np.nanmean(values, axis=0) if np.isnan(values).any() else values.mean(axis=0)
-        best = int(np.argmax(np.where(np.isnan(values[-1]), -np.inf, means)))  # among the last round's
+        best = int(np.argmax(np.where(np.isnan(values[-1]), -np.inf, means)))
         choice = int(candidates[best])
         if prior_action is not None:
             # Policy improvement with a safeguard: keep the prior's action unless the best
@@ -365,34 +414,21 @@ class SearchAgent(Agent):
         """Chip change of ``seat`` for each of k samples x candidates (rows sample-major)."""
         C = len(candidates)
         rows = k * C
+        if self.rollout == "tactics" and self._kernel_params is not None:
+            setup = {"public": public, "sampler": sampler, "candidates": candidates, "n": n, "seat": seat}
+            return self._play_draws([self._draw(setup, k)], n)[0]
         tables = self._tables(rows, n)
         sample_of_row = np.repeat(np.arange(k), C)
-        if self.compiled:
-            # One compiled pass builds the batch (FastTables.determinize: the same tables as below).
-            hands, bones = sampler.sample_bits(self.rng, k)
-            seats, held, dealt = _hidden_sets(hands, sampler, int(public["T"][K.T_SET_TILE]), seat, n)
-            states = self.rng.integers(0, 2**63, rows, dtype=np.int64).astype(np.uint64)
-            try:
-                tables.determinize(public, seats, held, dealt, bones, sample_of_row, states)
-            except ValueError as exc:
-                raise RuntimeError(f"the sample does not fit the table: {exc}") from exc
-        else:
-            tables.restore_all(public)
-            hands, bones = sampler.sample_bits(self.rng, k)
-            _determinize(tables, sample_of_row, hands, bones, sampler, seat, n)  # masks recomputed
-            tables.set_random_state(self.rng.integers(0, 2**63, rows, dtype=np.int64).astype(np.uint64))
+        tables.restore_all(public)
+        hands, bones = sampler.sample_bits(self.rng, k)
+        _determinize(tables, sample_of_row, hands, bones, sampler, seat, n)  # masks recomputed
+        tables.set_random_state(self.rng.integers(0, 2**63, rows, dtype=np.int64).astype(np.uint64))
         if (tables.masks != public["MASK"]).any():
             raise RuntimeError("a determinized table's mask differs from the real one")
         before = tables.chips[:, seat]
         after = np.zeros(rows, np.int64)
         done = np.zeros(rows, bool)
         actions = np.tile(np.asarray(candidates, np.int64), k)
-        if self.rollout == "tactics" and self._kernel_params is not None:
-            # Every seat plays the compiled Tactics to the end of the hand, in one call.
-            tables.step(actions, observe=False, autoreset=False)
-            noise = self.rng.integers(0, 2**63, rows, dtype=np.int64).astype(np.uint64) if self.tie_noise else None
-            tables.tactics_playout(self._kernel_params, noise)
-            return (tables.chips[:, seat] - before).reshape(k, C)
         score = None
         if self.rollout_agent is None:
             noise = self.rng.random((rows, NUM_ACTIONS), dtype=np.float32) * 1e-3  # greedy's tie-break, per rollout
@@ -406,6 +442,63 @@ class SearchAgent(Agent):
                 break
             actions = self._rollout_actions(tables, done, score)
         return (after - before).reshape(k, C)
+
+    def _draw(self, setup, k) -> dict:
+        """The random draws of k samples x candidates compiled rollouts, in the order the search has
+        always made them (samples, random states, tie-break streams): the batch is played later by
+        _play_draws, alone or with other decisions' draws."""
+        public, sampler, candidates, n, seat = (setup[key] for key in ("public", "sampler", "candidates", "n", "seat"))
+        C = len(candidates)
+        rows = k * C
+        hands, bones = sampler.sample_bits(self.rng, k)
+        seats, held, dealt = _hidden_sets(hands, sampler, int(public["T"][K.T_SET_TILE]), seat, n)
+        states = self.rng.integers(0, 2**63, rows, dtype=np.int64).astype(np.uint64)
+        noise = self.rng.integers(0, 2**63, rows, dtype=np.int64).astype(np.uint64) if self.tie_noise \
+            else np.zeros(rows, np.uint64)
+        return {"part": (public, seats, held, dealt, bones, np.repeat(np.arange(k), C)), "states": states,
+                "noise": noise, "actions": np.tile(np.asarray(candidates, np.int64), k), "seat": seat, "k": k, "C": C}
+
+    def _play_draws(self, draws, n) -> list:
+        """Play the drawn rollouts of one or more decisions in one scratch batch (FastTables.determinize_parts,
+        one step of the candidates, one compiled Tactics playout to the end of the hand); each
+        decision's chip changes [k, C] of its seat."""
+        rows = sum(len(d["actions"]) for d in draws)
+        size = -(-rows // 16) * 16  # (a few sizes of scratch batch, not one per row count)
+        if size > self.max_batch:
+            size = rows
+        pad = size - rows  # padding rows repeat the last table; their results are dropped
+        parts = [d["part"] for d in draws]
+        if pad:
+            public, seats, held, dealt, bones, sample_of_row = parts[-1]
+            parts[-1] = (public, seats, held, dealt, bones, np.concatenate([sample_of_row, np.repeat(sample_of_row[-1:], pad)]))
+
+        def column(key):
+            x = np.concatenate([d[key] for d in draws])
+            return np.concatenate([x, np.repeat(x[-1:], pad)])
+
+        tables = self._tables(size, n)
+        try:
+            tables.determinize_parts(parts, column("states"))
+        except ValueError as exc:
+            raise RuntimeError(f"the sample does not fit the table: {exc}") from exc
+        seat_of_row = np.concatenate([np.full(len(d["actions"]), d["seat"]) for d in draws] + [np.full(pad, draws[-1]["seat"])])
+        first = 0
+        for d in draws:
+            last = first + len(d["actions"])
+            if (tables.masks[first:last] != d["part"][0]["MASK"]).any():
+                raise RuntimeError("a determinized table's mask differs from the real one")
+            first = last
+        everyone = np.arange(size)
+        before = tables.chips[everyone, seat_of_row]
+        # Every seat plays the compiled Tactics to the end of the hand, in one call.
+        tables.step(column("actions"), observe=False, autoreset=False)
+        tables.tactics_playout(self._kernel_params, column("noise") if self.tie_noise else None)
+        gain = tables.chips[everyone, seat_of_row] - before
+        out, first = [], 0
+        for d in draws:
+            out.append(gain[first:first + d["k"] * d["C"]].reshape(d["k"], d["C"]))
+            first += d["k"] * d["C"]
+        return out
 
     def _rollout_actions(self, tables, done, score) -> np.ndarray:
         masks = tables.masks

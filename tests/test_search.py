@@ -345,3 +345,31 @@ def test_key_decisions_get_the_key_budget():
         assert agent.last_search["rollouts"] == samples
     with pytest.raises(ValueError, match="key_rollouts"):
         SearchAgent(key_rollouts=0)
+
+
+def test_batched_rows_choose_what_one_search_per_row_chooses():
+    """act_batch plays the play decisions of many rows in one scratch batch; it makes the same random
+    draws in the same order as one search() per row, so it chooses the same actions (with tie noise
+    on) and leaves the generator in the same state."""
+    batched, single = SearchAgent(seed=11, rollouts=16), SearchAgent(seed=11, rollouts=16)
+    venv = nos_env.vector_env(num_envs=12, num_players=4, seed=8)
+    obs, masks, current = venv.reset()
+    greedy = GreedyAgent(seed=1)
+    compared = multi = 0
+    for _ in range(60):
+        actions = greedy.act_batch(obs, masks)
+        rows = np.flatnonzero(current % 2 == 0)  # seats 0 and 2 search
+        if len(rows):
+            context = BatchContext(venv.tables, rows, current[rows])
+            chosen = batched.act_batch(obs[rows], np.array(masks[rows]), context)
+            for j, b in enumerate(rows):
+                legal = np.flatnonzero(masks[b])
+                alone = legal[0] if len(legal) == 1 else single.search(obs[b], np.array(masks[b]), venv.tables,
+                                                                      int(b), int(current[b]))
+                assert chosen[j] == alone
+            compared += len(rows)
+            multi += int((np.array(masks[rows]).sum(axis=1) > 1).sum() > 1)
+            actions[rows] = chosen
+        obs, masks, current, *_ = venv.step(actions)
+    assert batched.rng.integers(2**62) == single.rng.integers(2**62)
+    assert compared > 150 and multi > 20  # act_batch calls with several searched rows
