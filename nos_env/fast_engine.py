@@ -583,7 +583,8 @@ class FastTables(TablesBase):
         """A search's scratch batch in one compiled pass (D17): every table becomes ``snapshot``
         (``restore_all``) with sample ``sample_of_row[b]``'s hidden tiles (``set_hidden``: ``hands``
         and ``dealt`` int64 [K, len(seats)], ``boneyard`` [K, left], one row per sample, not per
-        table) and random state ``states[b]`` (``set_random_state``); the masks are recomputed. The
+        table) and random state ``states[b]`` (``set_random_state``); the masks are the snapshot's
+        (the seat to move's legal actions do not depend on hidden tiles; checked on one table). The
         same tables as those three calls with the samples repeated per table (tests/test_search_fast.py),
         without building the repeated arrays or passing over the batch four times. Everything is
         checked before a table changes."""
@@ -622,10 +623,12 @@ class FastTables(TablesBase):
             sample_of_row.append(c[5] + first)
             part_of_row.append(np.full(len(c[5]), d, np.int64))
             first += k
-        _determinize_rows(self.T, self.S, self.A, self.L, self.BONE, self.R, self.MASK, self.LEGAL, self.H,
-                          self.PEN, stacked["T"], stacked["S"], stacked["A"], stacked["L"], stacked["MASK"],
-                          stacked["LEGAL"], stacked["H"], stacked["PEN"], seats, hands, dealt, boneyard, left,
-                          np.concatenate(sample_of_row), np.concatenate(part_of_row), states, n)
+        wrong = _determinize_rows(self.T, self.S, self.A, self.L, self.BONE, self.R, self.MASK, self.LEGAL, self.H,
+                                  self.PEN, stacked["T"], stacked["S"], stacked["A"], stacked["L"], stacked["MASK"],
+                                  stacked["LEGAL"], stacked["H"], stacked["PEN"], seats, hands, dealt, boneyard, left,
+                                  np.concatenate(sample_of_row), np.concatenate(part_of_row), states, n)
+        if wrong >= 0:  # (the tables are written by then: the snapshot's mask is not its own table's)
+            raise RuntimeError(f"table {wrong}: the snapshot's mask is not what its position allows")
 
     def _determinize_part(self, part):
         """One part of determinize_parts, checked: (snapshot, seats, hands, dealt, boneyard, sample_of_row)
@@ -822,7 +825,15 @@ def _determinize_rows(T, S, A, L, BONE, R, MASK, LEGAL, H, PEN, sT, sS, sA, sL, 
         for i in range(left[j]):
             BONE[b, t0 + i] = boneyard[j, i]
         R[b] = states[b]
-        K.compute_mask(T, S, A, MASK, LEGAL, b, n)
+        # The seat to move's legal actions depend on its own tiles and the public structure only
+        # (D17: it knows them), never on the hidden tiles replaced here, so every row keeps its
+        # snapshot's mask: recomputed once per part, as a check, not once per row.
+        if b == 0 or part_of_row[b - 1] != d:
+            K.compute_mask(T, S, A, MASK, LEGAL, b, n)
+            for a in range(MASK.shape[1]):
+                if MASK[b, a] != sMASK[d, a]:
+                    return b
+    return -1
 
 
 @njit(cache=True)

@@ -103,3 +103,20 @@ def test_determinize_refuses_bad_input_and_changes_nothing():
             scratch.determinize(**call)
         for name in ARRAYS:
             np.testing.assert_array_equal(getattr(scratch, name), before[name], err_msg=name)
+
+
+def test_determinize_checks_the_snapshots_mask():
+    """The rows keep the snapshot's mask (the seat to move's legal actions do not depend on hidden
+    tiles); a snapshot whose mask is not what its position allows is refused."""
+    tables, b, seat, obs = next(positions(4, seed=9, count=1))
+    public = tables.rollout_snapshot(b)
+    sampler = HiddenSampler(obs)
+    hands, bones = sampler.sample_bits(np.random.default_rng(0), 2)
+    seats, held, dealt = _hidden_sets(hands, sampler, int(public["T"][K.T_SET_TILE]), seat, 4)
+    scratch = FastTables(4, 4, seed=3, hands_per_episode=1, illegal_action="penalty")
+    wrong = {**public, "MASK": public["MASK"].copy()}
+    wrong["MASK"][np.flatnonzero(public["MASK"])[0]] = 0
+    with pytest.raises(RuntimeError, match="mask"):
+        scratch.determinize(wrong, seats, held, dealt, bones, np.array([0, 1, 0, 1]), np.zeros(4, np.uint64))
+    scratch.determinize(public, seats, held, dealt, bones, np.array([0, 1, 0, 1]), np.zeros(4, np.uint64))
+    assert (scratch.masks == public["MASK"]).all()
