@@ -120,3 +120,20 @@ def test_determinize_checks_the_snapshots_mask():
         scratch.determinize(wrong, seats, held, dealt, bones, np.array([0, 1, 0, 1]), np.zeros(4, np.uint64))
     scratch.determinize(public, seats, held, dealt, bones, np.array([0, 1, 0, 1]), np.zeros(4, np.uint64))
     assert (scratch.masks == public["MASK"]).all()
+
+
+@pytest.mark.parametrize("n", [3, 4, 5])
+def test_compiled_reading_of_the_constraints_is_numpys(n):
+    """read_constraints in one numba pass reads what the numpy version reads, on every decision of
+    greedy games (passes, declarations, set tiles drawn: each seen at least once over the games)."""
+    from agents.sampler import read_constraints
+
+    seen = {"passed": 0, "declared": 0, "set_drawn": 0}
+    for tables, b, seat, obs in positions(n, seed=60 + n, count=400, every=1):
+        fast, slow = read_constraints(obs, compiled=True), read_constraints(obs, compiled=False)
+        assert fast == slow
+        seen["passed"] += any(slow.forbidden)
+        seen["declared"] += any(slow.declared)
+        seen["set_drawn"] += slow.set_drawn_by is not None
+    assert seen["passed"] and seen["set_drawn"], seen
+    assert seen["declared"] or n == 3, seen  # (three players are dealt five tiles: declaring is rare)
