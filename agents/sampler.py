@@ -63,6 +63,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from numba import njit
 
 from nos_env.encoding import OBSERVATION_LAYOUT, OBSERVATION_SIZE
 from nos_env.tiles import (ALL_TILES_MASK, DOUBLE_INDEX, DOUBLES_MASK, NUM_TILES, TILE_IS_DOUBLE, mask_from_flags,
@@ -138,11 +139,24 @@ class HiddenConstraints:
         return problems
 
 
-def read_constraints(obs: np.ndarray) -> HiddenConstraints:
-    """Parse one observation vector (float [OBSERVATION_SIZE]) into :class:`HiddenConstraints`."""
+def read_constraints(obs: np.ndarray, compiled: bool = True) -> HiddenConstraints:
+    """Parse one observation vector (float [OBSERVATION_SIZE]) into :class:`HiddenConstraints`
+    (``compiled``: the numbers read by one numba pass, ``_observed_numbers``; else by numpy: the
+    same constraints, tests/test_search_fast.py)."""
     obs = np.asarray(obs)
     if obs.shape != (OBSERVATION_SIZE,):
         raise ValueError(f"one observation of shape ({OBSERVATION_SIZE},) is needed, got {obs.shape}")
+    if compiled:
+        x = _observed_numbers(np.ascontiguousarray(obs, np.float32), *_FIELDS, TILE_BITS[DOUBLE_INDEX])
+        n = int(x[0])
+        if n not in (3, 4, 5):
+            raise ValueError(f"the observation shows {n} seats")
+        per = x[5:].reshape(5, 5)[:n]  # by offset: size, face up, forbidden, placed, declared
+        set_drawn_by = None if x[4] < 0 else int(x[4])
+        sizes = [int(v) for v in per[:, 0]]
+        placed = [int(v) for v in per[:, 3]]
+        return _constraints(n, int(x[1]), int(x[2]), sizes, int(x[3]), [int(v) for v in per[:, 1]],
+                            [int(v) for v in per[:, 2]], [bool(v) for v in per[:, 4]], placed, set_drawn_by)
     n = int(round(_view(obs, "seat_present").sum()))
     if n not in (3, 4, 5):
         raise ValueError(f"the observation shows {n} seats")
@@ -161,13 +175,17 @@ def read_constraints(obs: np.ndarray) -> HiddenConstraints:
     set_tile_row = _view(obs, "set_tile")
     set_drawn = bool(_view(obs, "set_drawn")[0] > 0.5) and set_tile_row.any()
     set_drawn_by = int(np.argmax(on_set)) if set_drawn and on_set.any() else None
-    dealt_size = 8 - n
-    face_up, forbidden, caps, draws = [], [], [], []
     faces = ((face_up_numbers[:n] > 0.5) * TILE_BITS[DOUBLE_INDEX][None, :]).sum(axis=1)
     passes = mask_from_flags(passed[:n])
+    return _constraints(n, own, layout, sizes, boneyard_size, [int(f) for f in faces], [int(p) for p in passes],
+                        declared, placed, set_drawn_by)
+
+
+def _constraints(n, own, layout, sizes, boneyard_size, face_up, forbidden, declared, placed, set_drawn_by):
+    """HiddenConstraints from the numbers an observation shows: each seat's draws and double cap."""
+    dealt_size = 8 - n
+    caps, draws = [], []
     for r in range(n):
-        face_up.append(int(faces[r]))
-        forbidden.append(int(passes[r]))
         count_placed = int(popcount(placed[r]))
         d = sizes[r] + count_placed - dealt_size - (1 if set_drawn_by == r else 0)
         draws.append(d)
@@ -182,8 +200,10 @@ def read_constraints(obs: np.ndarray) -> HiddenConstraints:
 class HiddenSampler:
     """Uniform samples of the hidden tiles consistent with one observation (see the module docstring)."""
 
-    def __init__(self, obs: np.ndarray):
-        c = self.constraints = read_constraints(obs)
+    def __init__(self, obs: np.ndarray, compiled: bool = True):
+        #: the fast path's deals in numba (``_deal_rows``) or in numpy: the same samples from one seed
+        self.compiled = bool(compiled)
+        c = self.constraints = read_constraints(obs, compiled=self.compiled)
         n = self.num_players = c.num_players
         unseen = c.unseen
         if c.own & c.layout:
@@ -219,6 +239,9 @@ class HiddenSampler:
         self._memo: dict = {}
         self._total: int | None = None
         # Rejection sampling needs constraints that can fail; without any, every deal is consistent.
+        self._seat_cols = np.array(self.seats, np.int64)
+        self._forbidden_k = np.array([c.forbidden[r] for r in self.seats], np.int64)
+        self._caps_k = np.array(caps, np.int64)
         self._constrained = any(c.forbidden[r] & unseen for r in self.seats) or any(
             cap < min(need, len(DOUBLE_INDEX)) for need, cap in zip(needs, caps))
 
@@ -297,7 +320,12 @@ class HiddenSampler:
             if got == num_samples or len(free) == 0:
                 break
             batch = max(64, 2 * (num_samples - got)) if self._constrained else num_samples - got
-            perm = np.argsort(rng.random((batch, len(free))), axis=1)
+            uniforms = rng.random((batch, len(free)))
+            if self.compiled:  # the same deals from the same uniforms, in one compiled pass
+                got = _deal_rows(uniforms, free, bounds, self._seat_cols, self._forbidden_k, self._caps_k,
+                                 hands, bones, got, num_samples)
+                continue
+            perm = np.argsort(uniforms, axis=1)
             ok = np.ones(batch, bool)
             dealt = []
             for k, r in enumerate(self.seats):
@@ -365,6 +393,106 @@ class HiddenSampler:
         boneyard: tile indices, top first)."""
         hands, bones = self.sample_bits(rng, num_samples)
         return [([bits_to_tiles(int(h)) for h in hands[j]], [int(t) for t in bones[j]]) for j in range(num_samples)]
+
+
+@njit(cache=True)
+def _deal_rows(uniforms, free, bounds, seat_cols, forbidden, caps, hands, bones, got, want):
+    """The rejection fast path of HiddenSampler.sample_bits over rows of uniforms [batch, free]: row j
+    ranks the free tiles (argsort), hand k takes ranks bounds[k]..bounds[k+1], the boneyard the rest in
+    rank order; a deal that meets every hand's pass record and double cap is written at sample
+    ``got`` (hands ORed into the face-up doubles already there), in row order, until ``want``.
+    Returns the new ``got``: what numpy's version of the same step keeps."""
+    m = seat_cols.shape[0]
+    dealt = np.zeros(m, np.int64)
+    for j in range(uniforms.shape[0]):
+        if got == want:
+            break
+        perm = np.argsort(uniforms[j])
+        ok = True
+        for k in range(m):
+            h = np.int64(0)
+            for i in range(bounds[k], bounds[k + 1]):
+                h |= np.int64(1) << free[perm[i]]
+            if h & forbidden[k]:
+                ok = False
+            if caps[k] != _UNCAPPED:
+                x = h & _DOUBLES
+                count = 0
+                while x:
+                    x &= x - 1
+                    count += 1
+                if count > caps[k]:
+                    ok = False
+            dealt[k] = h
+        if ok:
+            for k in range(m):
+                hands[got, seat_cols[k]] |= dealt[k]
+            for i in range(bones.shape[1]):
+                bones[got, i] = free[perm[bounds[m] + i]]
+            got += 1
+    return got
+
+
+_DOUBLES = np.int64(DOUBLES_MASK)
+
+
+def _field(name):
+    start, stop, _ = OBSERVATION_LAYOUT[name]
+    return start
+
+
+#: Where read_constraints' fields start in an observation (its shapes are fixed: 5 seats, 28 tiles).
+_FIELDS = tuple(_field(name) for name in ("seat_present", "hand", "layout_tiles", "seat_hand_size", "boneyard_size",
+                                          "seat_face_up", "seat_passed_tiles", "seat_declared", "layout_placer",
+                                          "seat_on_set", "set_tile", "set_drawn"))
+
+
+@njit(cache=True)
+def _observed_numbers(obs, present, hand, layout, sizes, bone, face_up, passed, declared, placer, on_set, set_tile,
+                      set_drawn, double_bits):
+    """read_constraints' numbers in one pass (the numpy version's reading, field by field): [seats,
+    own hand, layout, boneyard size, offset of a setter who drew his set tile (-1: none), then per
+    offset 0..4: hand size, face-up doubles, passed tiles, tiles placed, declared]."""
+    out = np.zeros(30, np.int64)
+    total = 0.0
+    for r in range(5):
+        total += obs[present + r]
+    n = int(np.rint(total))
+    out[0] = n
+    for t in range(28):
+        if obs[hand + t] > 0.5:
+            out[1] |= np.int64(1) << t
+        if obs[layout + t] > 0.5:
+            out[2] |= np.int64(1) << t
+            best = 0  # the placer: the first seat with the highest flag (numpy's argmax)
+            for r in range(1, 5):
+                if obs[placer + t * 5 + r] > obs[placer + t * 5 + best]:
+                    best = r
+            if best < n:
+                out[5 + best * 5 + 3] |= np.int64(1) << t
+    out[3] = int(np.rint(obs[bone]))
+    drawn = obs[set_drawn] > 0.5
+    any_set = False
+    for t in range(28):
+        if obs[set_tile + t] != 0:
+            any_set = True
+    first, any_on = 0, False
+    for r in range(n):
+        if obs[on_set + r] != 0:
+            any_on = True
+        if obs[on_set + r] > obs[on_set + first]:
+            first = r
+    out[4] = first if (drawn and any_set and any_on) else -1
+    for r in range(n):
+        out[5 + r * 5] = int(np.rint(obs[sizes + r]))
+        for d in range(7):
+            if obs[face_up + r * 7 + d] > 0.5:
+                out[5 + r * 5 + 1] += double_bits[d]
+        for t in range(28):
+            if obs[passed + r * 28 + t] > 0.5:
+                out[5 + r * 5 + 2] |= np.int64(1) << t
+        out[5 + r * 5 + 4] = 1 if obs[declared + r] > 0.5 else 0
+    return out
 
 
 def sample_hidden(obs: np.ndarray, rng: np.random.Generator, num_samples: int = 1):

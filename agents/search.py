@@ -103,6 +103,7 @@ from numba import njit
 
 from nos_env.encoding import NUM_ACTIONS, OBSERVATION_SIZE
 from nos_env.fast_engine import FastTables, accepted_after_plays, tactics_rows
+from nos_env.games import nos as K
 from nos_env.tiles import DOUBLES_MASK, popcount
 
 from . import features as F
@@ -120,7 +121,7 @@ class SearchAgent(Agent):
         seed: int | None = 0,
         rollouts: int = 64,
         min_rollouts: int = 2,
-        announce_top_k: int = 24,
+        announce_top_k: int | None = None,
         time_limit: float | None = None,
         prune_wrong_closes: bool = True,
         max_batch: int = 255,
@@ -130,6 +131,8 @@ class SearchAgent(Agent):
         compiled: bool = True,
         opening_rollouts: int | str | None = "auto",
         tie_noise: bool = True,
+        halving: bool = True,
+        key_rollouts: int | str | None = "auto",
     ):
         super().__init__(seed)
         #: Tactics (rollouts and prior) compiled (FastTables.tactics_playout, fast_engine.tactics_rows)
@@ -141,8 +144,9 @@ class SearchAgent(Agent):
         if rollout not in ("greedy", "tactics"):
             raise ValueError(f"rollout must be 'greedy' or 'tactics', got {rollout!r}")
         self.rollout = rollout
-        if rollouts < 1 or min_rollouts < 1 or announce_top_k < 1:
-            raise ValueError("rollouts, min_rollouts and announce_top_k must be positive")
+        if rollouts < 1 or min_rollouts < 1 or (announce_top_k is not None and announce_top_k < 1):
+            raise ValueError("rollouts, min_rollouts and announce_top_k must be positive (announce_top_k: "
+                             "or None, every legal announcement)")
         self.rollouts = int(rollouts)
         if opening_rollouts == "auto":
             opening_rollouts = OPENING_PER_ROLLOUT * self.rollouts
@@ -151,8 +155,19 @@ class SearchAgent(Agent):
         #: the budget of a set or announcement decision (once a hand, and the one that decides the
         #: game played); None: ``rollouts``
         self.opening_rollouts = None if opening_rollouts is None else int(opening_rollouts)
+        if key_rollouts == "auto":
+            key_rollouts = KEY_PER_ROLLOUT * self.rollouts
+        if key_rollouts is not None and (isinstance(key_rollouts, str) or key_rollouts < 1):
+            raise ValueError(f"key_rollouts must be 'auto', a positive number or None, got {key_rollouts!r}")
+        #: the budget of a declare decision (D9) and of a play decision where closing is among the
+        #: candidates (D14): two-way choices worth tens of chips; None: ``rollouts``
+        self.key_rollouts = None if key_rollouts is None else int(key_rollouts)
+        #: opening decisions (set, announce) by sequential halving (see _halving) instead of one
+        #: even split of the budget
+        self.halving = bool(halving)
         self.min_rollouts = int(min_rollouts)
-        self.announce_top_k = int(announce_top_k)
+        #: None: every legal announcement is a candidate
+        self.announce_top_k = None if announce_top_k is None else int(announce_top_k)
         self.time_limit = time_limit
         self.prune_wrong_closes = prune_wrong_closes
         self.max_batch = int(max_batch)
@@ -194,6 +209,12 @@ class SearchAgent(Agent):
         obs = float_observations(obs)
         B = obs.shape[0]
         out = np.empty(B, np.int64)
+        # With the compiled Tactics and no time limit, the decisions of plays (an even split that
+        # fits one scratch batch) are drawn row by row (the same random draws, in the same order,
+        # as one search() per row) and then played together: one scratch batch, one determinize,
+        # one step and one playout call for many rows (tests/test_search.py: the same choices).
+        batched = self._kernel_params is not None and self.rollout == "tactics" and self.time_limit is None
+        waiting = []  # (row, setup, draw)
         for i in range(B):
             legal = np.flatnonzero(masks[i])
             if len(legal) == 0:
@@ -201,13 +222,38 @@ class SearchAgent(Agent):
             if len(legal) == 1:
                 out[i] = legal[0]
                 continue
-            out[i] = self.search(obs[i], masks[i], context.tables, int(context.table_index[i]),
-                                 int(context.seats[i]))
+            tables, b, seat = context.tables, int(context.table_index[i]), int(context.seats[i])
+            if not batched:
+                out[i] = self.search(obs[i], masks[i], tables, b, seat)
+                continue
+            setup = self._setup(obs[i], masks[i], tables, b, seat)
+            k = max(self.min_rollouts, setup["budget"] // len(setup["candidates"]))
+            if len(setup["candidates"]) == 1 or self._halves(setup) \
+                    or k * len(setup["candidates"]) > self.max_batch:
+                out[i] = self._complete(setup)
+                continue
+            waiting.append((i, setup, self._draw(setup, k)))
+        group, rows = [], 0
+        for item in waiting + [None]:
+            size = 0 if item is None else len(item[2]["actions"])
+            if group and (item is None or rows + size > self.max_batch):
+                for (i, setup, _), values in zip(group, self._play_draws([d for _, _, d in group],
+                                                                         context.tables.num_players)):
+                    out[i] = self._decide(setup["candidates"], values, setup["prior_action"])
+                group, rows = [], 0
+            if item is not None:
+                group.append(item)
+                rows += size
         return out
 
     def search(self, obs: np.ndarray, mask: np.ndarray, tables: FastTables, b: int, seat: int) -> int:
         """The action for one decision of ``seat`` at table ``b`` of ``tables`` (see the module docstring);
         ``obs`` is the seat's observation, float32 or compact."""
+        return self._complete(self._setup(obs, mask, tables, b, seat))
+
+    def _setup(self, obs, mask, tables: FastTables, b: int, seat: int) -> dict:
+        """Everything a decision's search needs before its rollouts: the checks, the sampler, the
+        public snapshot, the candidates, the budget and the prior's action."""
         obs = float_observations(np.asarray(obs)[None, :])[0]
         n = tables.num_players
         b = tables.check_table(b)
@@ -215,42 +261,107 @@ class SearchAgent(Agent):
             raise ValueError(f"seat {seat} is not to move at table {b}")
         if not np.array_equal(tables.masks[b] != 0, np.asarray(mask) != 0):
             raise ValueError(f"the mask given for table {b} is not the table's")
-        sampler = HiddenSampler(obs)  # only the observation
+        sampler = HiddenSampler(obs, compiled=self.compiled)  # only the observation
         public = tables.rollout_snapshot(b)
         candidates = self._candidates(obs, mask, public, sampler, n, seat)
+        setup = {"public": public, "sampler": sampler, "candidates": candidates, "n": n, "seat": seat,
+                 "budget": self.rollouts, "opening": False, "prior_action": None}
+        if len(candidates) == 1:
+            return setup
+        setup["opening"] = opening = F.KIND[candidates[0]] in (F.SET, F.ANNOUNCE)
+        if self.opening_rollouts is not None and opening:
+            setup["budget"] = self.opening_rollouts
+        elif self.key_rollouts is not None and self._key_decision(candidates):
+            setup["budget"] = self.key_rollouts
+        if self.prior is not None:
+            setup["prior_action"] = self._prior_action(obs, mask)
+        return setup
+
+    def _halves(self, setup) -> bool:
+        return self.halving and setup["opening"] and self.time_limit is None and len(setup["candidates"]) > 2
+
+    def _complete(self, setup) -> int:
+        """The rollouts and the choice of one decision set up by _setup."""
+        candidates = setup["candidates"]
         if len(candidates) == 1:
             self.last_search = {"candidates": candidates, "values": np.zeros(1), "rollouts": 0}
             return int(candidates[0])
-        C = len(candidates)
-        budget = self.rollouts
-        if self.opening_rollouts is not None and F.KIND[candidates[0]] in (F.SET, F.ANNOUNCE):
-            budget = self.opening_rollouts
-        k = max(self.min_rollouts, budget // C)
-        results = []
-        start = time.perf_counter()
-        chunk = max(1, self.max_batch // C)  # samples per scratch batch
-        while True:
-            for first in range(0, k, chunk):
-                size = min(chunk, k - first)
-                results.append(self._evaluate(public, sampler, candidates, size, n, seat))  # [size, C]
-            if self.time_limit is None or time.perf_counter() - start >= self.time_limit:
-                break
-        values = np.concatenate(results)  # [samples, C]: every candidate on the same samples
-        means = values.mean(axis=0)
-        best = int(np.argmax(means))
+        args = (setup["public"], setup["sampler"], candidates, setup["budget"], setup["n"], setup["seat"])
+        if self._halves(setup):
+            values = self._halving(*args, setup["prior_action"])
+        else:
+            values = self._even(*args)
+        return self._decide(candidates, values, setup["prior_action"])
+
+    def _decide(self, candidates, values, prior_action) -> int:
+        """The choice from the values [samples, C] (every candidate on the same samples; NaN: dropped
+        by halving before them): the best mean among the last round's, unless the safeguard keeps
+        the prior's action."""
+        means = np.nanmean(values, axis=0) if np.isnan(values).any() else values.mean(axis=0)
+        best = int(np.argmax(np.where(np.isnan(values[-1]), -np.inf, means)))
         choice = int(candidates[best])
-        if self.prior is not None:
+        if prior_action is not None:
             # Policy improvement with a safeguard: keep the prior's action unless the best
             # candidate beats it on the same samples by more than `margin` standard errors.
-            prior_action = self._prior_action(obs, mask)
             where = np.flatnonzero(candidates == prior_action)
             if len(where):
                 diff = values[:, best] - values[:, where[0]]
                 se = diff.std(ddof=1) / np.sqrt(len(diff)) if len(diff) > 1 else np.inf
                 if not diff.mean() > self.margin * se:
                     choice = prior_action
-        self.last_search = {"candidates": candidates, "values": means, "rollouts": len(values), "choice": choice}
+        self.last_search = {"candidates": candidates, "values": means, "rollouts": len(values), "choice": choice,
+                            "samples": (~np.isnan(values)).sum(axis=0)}  # per candidate
         return choice
+
+    def _even(self, public, sampler, candidates, budget, n, seat) -> np.ndarray:
+        """Values [samples, C]: the budget split evenly over the candidates (at least ``min_rollouts``
+        each), repeated with fresh samples until ``time_limit`` is used (if given)."""
+        C = len(candidates)
+        k = max(self.min_rollouts, budget // C)
+        results = []
+        start = time.perf_counter()
+        while True:
+            results.append(self._values(public, sampler, candidates, k, n, seat))
+            if self.time_limit is None or time.perf_counter() - start >= self.time_limit:
+                break
+        return np.concatenate(results)
+
+    def _halving(self, public, sampler, candidates, budget, n, seat, prior_action) -> np.ndarray:
+        """Values [samples, C] by sequential halving (Karnin et al. 2013): ceil(log2 C) rounds of
+        equal budget; each round plays every candidate still in on fresh common samples, then keeps
+        the better half by its mean over all its rounds. The prior's action is never dropped (the
+        safeguard compares with it on the same samples). The candidates that are still in at the end
+        were played on every sample, so the final choice compares them on many more samples than an
+        even split gives (a 43-60-way announcement: about 6 times more at equal budget). A
+        candidate's column is NaN for the rounds after it was dropped."""
+        C = len(candidates)
+        alive = np.arange(C)
+        keep_always = np.flatnonzero(candidates == prior_action)
+        rounds = max(1, int(np.ceil(np.log2(C - len(keep_always)))))
+        blocks = []
+        for r in range(rounds):  # after rounds - 1 halvings at most 2 are left besides the prior's
+            k = max(self.min_rollouts, budget // (rounds * len(alive)))
+            block = np.full((k, C), np.nan)
+            block[:, alive] = self._values(public, sampler, candidates[alive], k, n, seat)
+            blocks.append(block)
+            if r < rounds - 1:
+                others = np.setdiff1d(alive, keep_always)  # (the prior's is kept besides the better half)
+                means = np.concatenate(blocks)[:, others].mean(axis=0)
+                order = others[np.argsort(-means, kind="stable")]
+                alive = np.union1d(order[: (len(others) + 1) // 2], keep_always)
+        return np.concatenate(blocks)
+
+    def _values(self, public, sampler, candidates, k, n, seat) -> np.ndarray:
+        """Chip changes [k, C]: k fresh samples x candidates, in scratch batches of whole samples."""
+        chunk = max(1, self.max_batch // len(candidates))  # samples per scratch batch
+        return np.concatenate([self._evaluate(public, sampler, candidates, min(chunk, k - first), n, seat)
+                               for first in range(0, k, chunk)])
+
+    @staticmethod
+    def _key_decision(candidates) -> bool:
+        """A declare decision (D9) or a play with a closing among the candidates (D14)."""
+        kind = F.KIND[candidates]
+        return bool((kind == F.DECLARE).any() or ((kind == F.PLAY) & F.CLOSE[candidates]).any())
 
     def _prior_action(self, obs, mask) -> int:
         if self._kernel_params is not None and isinstance(self.prior, TacticsAgent):
@@ -265,7 +376,7 @@ class SearchAgent(Agent):
         kind = F.KIND[legal]
         keep = np.ones(len(legal), bool)
         announce = kind == F.ANNOUNCE
-        if announce.sum() > self.announce_top_k:
+        if self.announce_top_k is not None and announce.sum() > self.announce_top_k:
             hand = int(F.hand_bits(obs[None, :])[0])
             set_tile = int(obs_set_tile(obs[None, :])[0])
             score = popcount(hand & F.OPENING_PLAYABLE[set_tile][F.ANN[legal]]).astype(np.float64)
@@ -303,25 +414,21 @@ class SearchAgent(Agent):
         """Chip change of ``seat`` for each of k samples x candidates (rows sample-major)."""
         C = len(candidates)
         rows = k * C
+        if self.rollout == "tactics" and self._kernel_params is not None:
+            setup = {"public": public, "sampler": sampler, "candidates": candidates, "n": n, "seat": seat}
+            return self._play_draws([self._draw(setup, k)], n)[0]
         tables = self._tables(rows, n)
+        sample_of_row = np.repeat(np.arange(k), C)
         tables.restore_all(public)
         hands, bones = sampler.sample_bits(self.rng, k)
-        sample_of_row = np.repeat(np.arange(k), C)
         _determinize(tables, sample_of_row, hands, bones, sampler, seat, n)  # masks recomputed
         tables.set_random_state(self.rng.integers(0, 2**63, rows, dtype=np.int64).astype(np.uint64))
-        want = public["MASK"] != 0
-        if not np.array_equal(tables.masks != 0, np.broadcast_to(want, tables.masks.shape)):
+        if (tables.masks != public["MASK"]).any():
             raise RuntimeError("a determinized table's mask differs from the real one")
         before = tables.chips[:, seat]
         after = np.zeros(rows, np.int64)
         done = np.zeros(rows, bool)
         actions = np.tile(np.asarray(candidates, np.int64), k)
-        if self.rollout == "tactics" and self._kernel_params is not None:
-            # Every seat plays the compiled Tactics to the end of the hand, in one call.
-            tables.step(actions, observe=False, autoreset=False)
-            noise = self.rng.integers(0, 2**63, rows, dtype=np.int64).astype(np.uint64) if self.tie_noise else None
-            tables.tactics_playout(self._kernel_params, noise)
-            return (tables.chips[:, seat] - before).reshape(k, C)
         score = None
         if self.rollout_agent is None:
             noise = self.rng.random((rows, NUM_ACTIONS), dtype=np.float32) * 1e-3  # greedy's tie-break, per rollout
@@ -335,6 +442,59 @@ class SearchAgent(Agent):
                 break
             actions = self._rollout_actions(tables, done, score)
         return (after - before).reshape(k, C)
+
+    def _draw(self, setup, k) -> dict:
+        """The random draws of k samples x candidates compiled rollouts, in the order the search has
+        always made them (samples, random states, tie-break streams): the batch is played later by
+        _play_draws, alone or with other decisions' draws."""
+        public, sampler, candidates, n, seat = (setup[key] for key in ("public", "sampler", "candidates", "n", "seat"))
+        C = len(candidates)
+        rows = k * C
+        hands, bones = sampler.sample_bits(self.rng, k)
+        seats, held, dealt = _hidden_sets(hands, sampler, int(public["T"][K.T_SET_TILE]), seat, n)
+        states = self.rng.integers(0, 2**63, rows, dtype=np.int64).astype(np.uint64)
+        noise = self.rng.integers(0, 2**63, rows, dtype=np.int64).astype(np.uint64) if self.tie_noise \
+            else np.zeros(rows, np.uint64)
+        return {"part": (public, seats, held, dealt, bones, np.repeat(np.arange(k), C)), "states": states,
+                "noise": noise, "actions": np.tile(np.asarray(candidates, np.int64), k), "seat": seat, "k": k, "C": C}
+
+    def _play_draws(self, draws, n) -> list:
+        """Play the drawn rollouts of one or more decisions in one scratch batch (FastTables.determinize_parts,
+        one step of the candidates, one compiled Tactics playout to the end of the hand); each
+        decision's chip changes [k, C] of its seat."""
+        rows = sum(len(d["actions"]) for d in draws)
+        size = -(-rows // 16) * 16  # (a few sizes of scratch batch, not one per row count)
+        if size > self.max_batch:
+            size = rows
+        pad = size - rows  # padding rows repeat the last table; their results are dropped
+        parts = [d["part"] for d in draws]
+        if pad:
+            public, seats, held, dealt, bones, sample_of_row = parts[-1]
+            parts[-1] = (public, seats, held, dealt, bones, np.concatenate([sample_of_row, np.repeat(sample_of_row[-1:], pad)]))
+
+        def column(key):
+            x = np.concatenate([d[key] for d in draws])
+            return np.concatenate([x, np.repeat(x[-1:], pad)])
+
+        tables = self._tables(size, n)
+        try:
+            tables.determinize_parts(parts, column("states"))
+        except ValueError as exc:
+            raise RuntimeError(f"the sample does not fit the table: {exc}") from exc
+        seat_of_row = np.concatenate([np.full(len(d["actions"]), d["seat"]) for d in draws] + [np.full(pad, draws[-1]["seat"])])
+        # (determinize_parts checks that the real mask is what each position allows: the masks of
+        # the rows are the real one, the seat to move's legal actions do not depend on hidden tiles)
+        everyone = np.arange(size)
+        before = tables.chips[everyone, seat_of_row]
+        # Every seat plays the compiled Tactics to the end of the hand, in one call.
+        tables.step(column("actions"), observe=False, autoreset=False)
+        tables.tactics_playout(self._kernel_params, column("noise") if self.tie_noise else None)
+        gain = tables.chips[everyone, seat_of_row] - before
+        out, first = [], 0
+        for d in draws:
+            out.append(gain[first:first + d["k"] * d["C"]].reshape(d["k"], d["C"]))
+            first += d["k"] * d["C"]
+        return out
 
     def _rollout_actions(self, tables, done, score) -> np.ndarray:
         masks = tables.masks
@@ -370,9 +530,12 @@ class SearchAgent(Agent):
 #: A set or announcement decision's budget by default: this many times a play's.
 OPENING_PER_ROLLOUT = 64
 
-#: The Search of before the compiled Tactics searched 8 announcements and gave set and
-#: announcement decisions the same budget as plays.
-OLD_BUDGET = {"announce_top_k": 8, "opening_rollouts": None}
+#: A declare or closing decision's budget by default: this many times a play's.
+KEY_PER_ROLLOUT = 16
+
+#: The Search of before the compiled Tactics searched 8 announcements and gave every decision
+#: the same budget, split evenly.
+OLD_BUDGET = {"announce_top_k": 8, "opening_rollouts": None, "halving": False, "key_rollouts": None}
 
 
 class PythonSearchAgent(SearchAgent):
@@ -408,25 +571,30 @@ def _best_legal(MASK, score, done, out):
         out[b] = best
 
 
-def _determinize(tables, sample_of_row, hands, bones, sampler, seat, n) -> None:
-    """Overwrite every hidden part of each row with its sample (hands [k, n] by offset, bones [k, size])."""
+def _hidden_sets(hands, sampler, set_tile, seat, n):
+    """The other seats (offsets 1..n-1) and, per sample, their hands and dealt tiles (int64 [k, n-1]):
+    what a determinization writes (hands [k, n] by offset, from the sampler)."""
     c = sampler.constraints
     seats = [(seat + r) % n for r in range(1, n)]
-    set_tile = int(tables.set_tile[0])
-    row_hands = np.empty((tables.num_envs, n - 1), np.int64)
-    row_dealt = np.empty((tables.num_envs, n - 1), np.int64)
+    held = np.ascontiguousarray(hands[:, 1:])
+    dealt = np.empty_like(held)
     for r in range(1, n):
-        hand = hands[sample_of_row, r]
+        hand = hands[:, r]
         if c.declared[r]:  # D9: his dealt doubles still held are the face-up ones
             kept = (hand & ~DOUBLES_MASK) | c.face_up[r]
         else:
             kept = hand
-        dealt = kept | c.placed[r]
+        dealt[:, r - 1] = kept | c.placed[r]
         if c.set_drawn_by == r:  # D8: a tile drawn for the set was not dealt
-            dealt &= ~(1 << set_tile)
-        row_hands[:, r - 1] = hand
-        row_dealt[:, r - 1] = dealt
+            dealt[:, r - 1] &= ~(1 << set_tile)
+    return seats, held, dealt
+
+
+def _determinize(tables, sample_of_row, hands, bones, sampler, seat, n) -> None:
+    """Overwrite every hidden part of each row with its sample (hands [k, n] by offset, bones [k, size]):
+    the uncompiled Search's way (set_hidden on per-row copies)."""
+    seats, held, dealt = _hidden_sets(hands, sampler, int(tables.set_tile[0]), seat, n)
     try:
-        tables.set_hidden(seats, row_hands, row_dealt, bones[sample_of_row])
+        tables.set_hidden(seats, held[sample_of_row], dealt[sample_of_row], bones[sample_of_row])
     except ValueError as exc:
         raise RuntimeError(f"the sample does not fit the table: {exc}") from exc

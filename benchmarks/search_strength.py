@@ -62,13 +62,17 @@ def main() -> None:
     parser.add_argument("--min-rollouts", type=int, default=2)
     parser.add_argument("--margin", type=float, default=2.0)
     parser.add_argument("--opening-rollouts", type=int, default=None)
-    parser.add_argument("--announce-top-k", type=int, default=24)
+    parser.add_argument("--announce-top-k", type=int, default=None, help="default: every legal announcement")
+    parser.add_argument("--key-rollouts", type=int, default=None, help="default: Search's (16 times --rollouts)")
+    parser.add_argument("--no-halving", action="store_true", help="split opening budgets evenly")
     parser.add_argument("--opponent", default="tactics", choices=("tactics", "search-python"))
     parser.add_argument("--python", action="store_true", help="the Search under test uses the Python Tactics")
     parser.add_argument("--tables", type=int, default=256)
     args = parser.parse_args()
     options = dict(rollouts=args.rollouts, min_rollouts=args.min_rollouts, margin=args.margin,
-                   announce_top_k=args.announce_top_k)
+                   announce_top_k=args.announce_top_k, halving=not args.no_halving)
+    if args.key_rollouts is not None:  # else Search's default ("auto": 16 times --rollouts)
+        options["key_rollouts"] = args.key_rollouts
     if args.opening_rollouts is not None:  # else Search's default ("auto": 64 times --rollouts)
         options["opening_rollouts"] = args.opening_rollouts
     search = SearchAgent(seed=args.seed * 7 + 1, compiled=not args.python, **options)

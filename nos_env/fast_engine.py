@@ -552,6 +552,96 @@ class FastTables(TablesBase):
         self.BONE[:, t0:t1] = boneyard
         _compute_masks(self.T, self.S, self.A, self.MASK, self.LEGAL, n)
 
+    def determinize(self, snapshot: dict, seats, hands, dealt, boneyard, sample_of_row, states) -> None:
+        """A search's scratch batch in one compiled pass (D17): every table becomes ``snapshot``
+        (``restore_all``) with sample ``sample_of_row[b]``'s hidden tiles (``set_hidden``: ``hands``
+        and ``dealt`` int64 [K, len(seats)], ``boneyard`` [K, left], one row per sample, not per
+        table) and random state ``states[b]`` (``set_random_state``); the masks are the snapshot's
+        (the seat to move's legal actions do not depend on hidden tiles; checked on one table). The
+        same tables as those three calls with the samples repeated per table (tests/test_search_fast.py),
+        without building the repeated arrays or passing over the batch four times. Everything is
+        checked before a table changes."""
+        self.determinize_parts([(snapshot, seats, hands, dealt, boneyard, sample_of_row)], states)
+
+    def determinize_parts(self, parts, states) -> None:
+        """:meth:`determinize` for several positions at once (a search's decisions at several tables
+        batched into one scratch batch): ``parts`` is a list of ``(snapshot, seats, hands, dealt,
+        boneyard, sample_of_row)`` as :meth:`determinize` takes them; part d fills the next
+        ``len(sample_of_row)`` tables, in order, and together they fill the batch. ``states``:
+        uint64 [B], one per table."""
+        B, n = self.num_envs, self.num_players
+        if not isinstance(parts, (list, tuple)) or not parts:
+            raise ValueError("parts must be a non-empty list of (snapshot, seats, hands, dealt, boneyard, "
+                             "sample_of_row)")
+        checked = [self._determinize_part(part) for part in parts]
+        rows = sum(len(c[-1]) for c in checked)
+        if rows != B:
+            raise ValueError(f"the parts' sample_of_row fill {rows} tables; the batch has {B}")
+        states = np.asarray(states)
+        if states.dtype != np.uint64 or states.shape != (B,):
+            raise ValueError(f"states must be a uint64 array of shape ({B},) (one per table), got "
+                             f"{states.dtype} {states.shape}")
+        stacked = {name: np.stack([c[0][name] for c in checked]) for name in ARRAYS if name not in ("R", "BONE")}
+        seats = np.stack([c[1] for c in checked])
+        hands = np.concatenate([c[2] for c in checked])
+        dealt = np.concatenate([c[3] for c in checked])
+        width = max(c[4].shape[1] for c in checked)
+        boneyard = np.zeros((len(hands), max(width, 1)), np.int8)
+        left = np.zeros(len(hands), np.int64)
+        first, part_of_row, sample_of_row = 0, [], []
+        for d, c in enumerate(checked):
+            k = len(c[2])
+            boneyard[first:first + k, :c[4].shape[1]] = c[4]
+            left[first:first + k] = c[4].shape[1]
+            sample_of_row.append(c[5] + first)
+            part_of_row.append(np.full(len(c[5]), d, np.int64))
+            first += k
+        wrong = _determinize_rows(self.T, self.S, self.A, self.L, self.BONE, self.R, self.MASK, self.LEGAL, self.H,
+                                  self.PEN, stacked["T"], stacked["S"], stacked["A"], stacked["L"], stacked["MASK"],
+                                  stacked["LEGAL"], stacked["H"], stacked["PEN"], seats, hands, dealt, boneyard, left,
+                                  np.concatenate(sample_of_row), np.concatenate(part_of_row), states, n)
+        if wrong >= 0:  # (the tables are written by then: the snapshot's mask is not its own table's)
+            raise RuntimeError(f"table {wrong}: the snapshot's mask is not what its position allows")
+
+    def _determinize_part(self, part):
+        """One part of determinize_parts, checked: (snapshot, seats, hands, dealt, boneyard, sample_of_row)
+        as int64/int8 arrays (the snapshot's PEN fitted to these tables, as restore_all does)."""
+        n = self.num_players
+        if not isinstance(part, (list, tuple)) or len(part) != 6:
+            raise ValueError("a part is (snapshot, seats, hands, dealt, boneyard, sample_of_row)")
+        snapshot, seats, hands, dealt, boneyard, sample_of_row = part
+        pen = snapshot.get("PEN") if isinstance(snapshot, dict) else None
+        if isinstance(pen, np.ndarray) and pen.dtype == self.PEN.dtype and pen.ndim == 1 \
+                and pen.shape != self.PEN.shape[1:] and not pen.any():
+            snapshot = {**snapshot, "PEN": np.zeros(self.PEN.shape[1:], self.PEN.dtype)}
+        self._check_snapshot(snapshot, lambda name: getattr(self, name).shape[1:], "clone_table()", exact_deal=False)
+        seats = np.asarray(seats)
+        if seats.ndim != 1 or not (np.issubdtype(seats.dtype, np.integer) or seats.size == 0) \
+                or ((seats < 0) | (seats >= n)).any() or len(set(seats.tolist())) != len(seats) \
+                or len(seats) != n - 1:
+            raise ValueError(f"seats must be {n - 1} distinct seat numbers 0..{n - 1} (the hidden hands), "
+                             f"got {seats!r}")
+        sample_of_row = np.asarray(sample_of_row)
+        hands, dealt, boneyard = np.asarray(hands), np.asarray(dealt), np.asarray(boneyard)
+        k = hands.shape[0] if hands.ndim == 2 else -1
+        if not np.issubdtype(sample_of_row.dtype, np.integer) or sample_of_row.ndim != 1 \
+                or ((sample_of_row < 0) | (sample_of_row >= max(k, 0))).any():
+            raise ValueError(f"sample_of_row must be integers 0..{k - 1} (the samples), one per table, "
+                             f"got {sample_of_row.dtype} {sample_of_row.shape}")
+        limit = 1 << K.NT
+        for name, arr in (("hands", hands), ("dealt", dealt)):
+            if not np.issubdtype(arr.dtype, np.integer) or arr.shape != (k, len(seats)) \
+                    or ((arr < 0) | (arr >= limit)).any():
+                raise ValueError(f"{name} must be integer tile sets 0..2**{K.NT}-1 of shape ({k}, {len(seats)}) "
+                                 f"(samples, seats), got {arr.dtype} {arr.shape}")
+        left = int(snapshot["T"][K.T_BONE_END]) - int(snapshot["T"][K.T_BONE_TOP])
+        if not np.issubdtype(boneyard.dtype, np.integer) or boneyard.shape != (k, left) \
+                or ((boneyard < 0) | (boneyard >= K.NT)).any():
+            raise ValueError(f"boneyard must be tile indices 0..{K.NT - 1} of shape ({k}, {left}) (the tiles "
+                             f"left in the boneyard), got {boneyard.dtype} {boneyard.shape}")
+        return (snapshot, seats.astype(np.int64), hands.astype(np.int64), dealt.astype(np.int64),
+                boneyard.astype(np.int8), sample_of_row.astype(np.int64))
+
     def accepted_after(self, b: int, action: int) -> int | None:
         """The tiles some arm accepts (locks included) after the seat to move at table ``b``
         takes the legal play ``action``, as a tile set (bit t: ``ALL_TILES[t]``), or None if
@@ -682,6 +772,41 @@ class EpisodeStats:
         wrong = (pay * self.close_wrong[:, None] - net[:, :, K.R_WRONG_CLOSE]) // (pay * n)
         right = (net[:, :, K.R_CLOSE] > 0).astype(np.int64)
         return right, wrong
+
+
+@njit(cache=True)
+def _determinize_rows(T, S, A, L, BONE, R, MASK, LEGAL, H, PEN, sT, sS, sA, sL, sMASK, sLEGAL, sH, sPEN,
+                      seats, hands, dealt, boneyard, left, sample_of_row, part_of_row, states, n):
+    """FastTables.determinize_parts' pass: table b = snapshot part_of_row[b] with sample sample_of_row[b]'s
+    hidden tiles (the snapshot arrays stacked by part; seats by part; samples of every part in one list)."""
+    for b in range(T.shape[0]):
+        d = part_of_row[b]
+        T[b] = sT[d]
+        S[b] = sS[d]
+        A[b] = sA[d]
+        L[b] = sL[d]
+        MASK[b] = sMASK[d]
+        LEGAL[b] = sLEGAL[d]
+        H[b] = sH[d]
+        PEN[b] = sPEN[d]
+        j = sample_of_row[b]
+        for i in range(seats.shape[1]):
+            S[b, seats[d, i], K.S_HAND] = np.int32(hands[j, i])
+            S[b, seats[d, i], K.S_DEALT] = np.int32(dealt[j, i])
+        BONE[b, :] = 0
+        t0 = T[b, K.T_BONE_TOP]
+        for i in range(left[j]):
+            BONE[b, t0 + i] = boneyard[j, i]
+        R[b] = states[b]
+        # The seat to move's legal actions depend on its own tiles and the public structure only
+        # (D17: it knows them), never on the hidden tiles replaced here, so every row keeps its
+        # snapshot's mask: recomputed once per part, as a check, not once per row.
+        if b == 0 or part_of_row[b - 1] != d:
+            K.compute_mask(T, S, A, MASK, LEGAL, b, n)
+            for a in range(MASK.shape[1]):
+                if MASK[b, a] != sMASK[d, a]:
+                    return b
+    return -1
 
 
 @njit(cache=True)

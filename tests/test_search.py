@@ -277,3 +277,99 @@ def test_compiled_tactics_makes_the_same_search_as_the_python_one():
 
     drive(4, 4, seed=21, decisions=60, agent=GreedyAgent(seed=9), on_decision=check)
     assert len(compared) > 20 and sum(compared) > 150  # searched decisions, samples per candidate
+
+
+def test_sequential_halving_keeps_the_best_and_the_prior():
+    """_halving on made-up values (candidate j's rollouts give j + noise): every round halves the
+    field, the best candidate and the prior's action play every sample, the budget is kept, and a
+    dropped candidate is never played again (NaN)."""
+    agent = SearchAgent(seed=0)
+    rng = np.random.default_rng(1)
+
+    def fake_values(public, sampler, candidates, k, n, seat):
+        return candidates[None, :] + rng.normal(0, 2.0, (k, len(candidates)))
+
+    agent._values = fake_values
+    candidates = np.arange(100, 150)  # 50 candidates: 6 rounds
+    values = agent._halving(None, None, candidates, 6000, 4, 0, prior_action=103)  # 49 others: 6 rounds
+    played = ~np.isnan(values)
+    samples = played.sum(axis=0)
+    assert samples[-1] == samples[3] == len(values)  # the best one and the prior's, on every sample
+    assert samples.max() == len(values) and (samples == len(values)).sum() <= 3
+    assert len(set(samples.tolist())) == 6  # one count per round dropped in
+    assert played.sum() <= 6000
+    for j in range(50):  # once dropped, never played again
+        column = played[:, j]
+        assert not (column[1:] & ~column[:-1]).any()
+    even = 6000 // 50
+    assert samples[-1] > 5 * even  # the finalists get many more samples than an even split
+
+
+def _first_announcement(seed):
+    venv = nos_env.vector_env(num_envs=1, num_players=4, seed=seed)
+    obs, masks, current = venv.reset()
+    greedy = GreedyAgent(seed=0)
+    while (F.KIND[np.flatnonzero(masks[0])] != F.ANNOUNCE).any():
+        obs, masks, current, *_ = venv.step(greedy.act_batch(obs, masks))
+    return venv, obs[0], np.array(masks[0]), int(current[0])
+
+
+def test_announcements_all_searched_by_halving():
+    """Every legal announcement is a candidate; the finalists play many more samples than the rest;
+    with halving off each gets the even share of the budget."""
+    venv, obs, mask, seat = _first_announcement(seed=4)
+    agent = SearchAgent(seed=3, rollouts=8)  # opening budget 512
+    agent.search(obs, mask, venv.tables, 0, seat)
+    last = agent.last_search
+    assert np.array_equal(last["candidates"], np.flatnonzero(mask))
+    assert last["samples"].max() == last["rollouts"] > 2 * last["samples"].min()
+    assert last["samples"].sum() <= 512 + 2 * len(last["candidates"])
+    even = SearchAgent(seed=3, rollouts=8, halving=False)
+    even.search(obs, mask, venv.tables, 0, seat)
+    assert (even.last_search["samples"] == max(2, 512 // len(last["candidates"]))).all()
+
+
+def test_key_decisions_get_the_key_budget():
+    """A declare decision is searched with key_rollouts (16 x rollouts by default), split over its two
+    answers; a plain play decision with rollouts."""
+    deal = Deal.from_tiles(
+        [["6-6", "0-2", "1-3", "2-5"], ["2-2", "3-3", "4-4", "0-1"], ["0-3", "1-4", "2-6", "3-5"],
+         ["0-4", "1-5", "3-6", "4-5"]],
+        ["0-0", "0-5", "0-6", "1-1", "1-2", "1-6", "2-3", "2-4", "3-4", "4-6", "5-5", "5-6"],
+    )
+    venv, hand, seat = load_position(deal, 0, ["set 6-6", "announce ordinary"])
+    obs = venv.observe(np.array([seat]))[0]
+    for options, samples in (({}, 16 * 8 // 2), ({"key_rollouts": None}, 8 // 2), ({"key_rollouts": 100}, 50)):
+        agent = SearchAgent(seed=0, rollouts=8, **options)
+        agent.search(obs, np.array(venv.masks[0]), venv.tables, 0, seat)
+        assert agent.last_search["rollouts"] == samples
+    with pytest.raises(ValueError, match="key_rollouts"):
+        SearchAgent(key_rollouts=0)
+
+
+def test_batched_rows_choose_what_one_search_per_row_chooses():
+    """act_batch plays the play decisions of many rows in one scratch batch; it makes the same random
+    draws in the same order as one search() per row, so it chooses the same actions (with tie noise
+    on) and leaves the generator in the same state."""
+    batched, single = SearchAgent(seed=11, rollouts=16), SearchAgent(seed=11, rollouts=16)
+    venv = nos_env.vector_env(num_envs=12, num_players=4, seed=8)
+    obs, masks, current = venv.reset()
+    greedy = GreedyAgent(seed=1)
+    compared = multi = 0
+    for _ in range(60):
+        actions = greedy.act_batch(obs, masks)
+        rows = np.flatnonzero(current % 2 == 0)  # seats 0 and 2 search
+        if len(rows):
+            context = BatchContext(venv.tables, rows, current[rows])
+            chosen = batched.act_batch(obs[rows], np.array(masks[rows]), context)
+            for j, b in enumerate(rows):
+                legal = np.flatnonzero(masks[b])
+                alone = legal[0] if len(legal) == 1 else single.search(obs[b], np.array(masks[b]), venv.tables,
+                                                                      int(b), int(current[b]))
+                assert chosen[j] == alone
+            compared += len(rows)
+            multi += int((np.array(masks[rows]).sum(axis=1) > 1).sum() > 1)
+            actions[rows] = chosen
+        obs, masks, current, *_ = venv.step(actions)
+    assert batched.rng.integers(2**62) == single.rng.integers(2**62)
+    assert compared > 150 and multi > 20  # act_batch calls with several searched rows
