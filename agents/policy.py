@@ -35,12 +35,15 @@ require("train", "the trained-model policy (agents/policy.py)", ("torch", "stabl
 
 import torch as th  # noqa: E402  (after the check above, so a missing extra is named, not a traceback)
 from gymnasium import spaces
-from sb3_contrib.common.maskable.distributions import MaskableCategoricalDistribution  # noqa: E402
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy  # noqa: E402
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor, MlpExtractor  # noqa: E402
 from torch import nn  # noqa: E402
 
 from nos_env.encoding import NUM_ACTIONS, OBSERVATION_SIZE  # noqa: E402
+
+from .legal_logits import chosen_logits  # noqa: E402
+from .masked_categorical import FastMaskedCategorical  # noqa: E402  (the policy's distribution)
+from .sparse_linear import SparseInputLinear  # noqa: E402
 
 
 def hint_size(observation_space: spaces.Box, action_space: spaces.Discrete | None = None) -> int:
@@ -92,7 +95,7 @@ class NosEncoder(BaseFeaturesExtractor):
         # The game's observation size (Nos: 1,041; a family game: its encoding's), then the hint and
         # the privileged tail.
         self.size = int(observation_space.shape[0]) - self.hint - self.privileged
-        self.body = nn.Sequential(nn.Linear(self.size, width), nn.ReLU())
+        self.body = nn.Sequential(SparseInputLinear(self.size, width), nn.ReLU())  # observations are 95% zeros
 
     def forward(self, observations: th.Tensor) -> th.Tensor:
         z = self.body(observations[:, : self.size])
@@ -166,51 +169,10 @@ class HintHead(nn.Module):
         hinted = latent[:, self.latent_dim :].long()
         return logits.scatter_add(1, hinted, self.weight.expand(hinted.shape))
 
-
-class FastMaskedCategorical(MaskableCategoricalDistribution):
-    """sb3-contrib's masked categorical, computed in fewer passes over the [batch, 557] logits.
-
-    sb3-contrib builds a torch ``Categorical`` twice per call (before and after
-    masking), validating its arguments each time, and samples with
-    ``torch.multinomial``. With 557 actions those passes are most of a PPO
-    update on a CPU. Here: one masked log-softmax, Gumbel-max sampling (the
-    same distribution, drawn from torch's seeded generator), and an entropy in
-    which masked actions have probability exactly 0 (so they add nothing).
-    """
-
-    NEG = -1e8
-
-    def proba_distribution(self, action_logits: th.Tensor) -> "FastMaskedCategorical":
-        self.logits = self.masked = action_logits.view(-1, self.action_dim)
-        self.log_p = th.log_softmax(self.logits, dim=1)
-        return self
-
-    def apply_masking(self, masks) -> None:
-        if masks is None:
-            self.masked = self.logits
-        else:
-            masks = th.as_tensor(masks, dtype=th.bool, device=self.logits.device).reshape(self.logits.shape)
-            self.masked = self.logits.masked_fill(~masks, self.NEG)
-        self.log_p = th.log_softmax(self.masked, dim=1)
-
-    def clear(self) -> None:
-        """Drop the last batch's tensors (before copying the policy: they may carry autograd graphs)."""
-        for name in ("logits", "masked", "log_p"):
-            self.__dict__.pop(name, None)
-
-    def log_prob(self, actions: th.Tensor) -> th.Tensor:
-        return self.log_p.gather(1, actions.long().view(-1, 1)).view(-1)
-
-    def entropy(self) -> th.Tensor:
-        # softmax, not log_p.exp(): exp of the masked entries' huge negatives takes a slow path.
-        return -(th.softmax(self.masked, dim=1) * self.log_p).sum(dim=1)
-
-    def sample(self) -> th.Tensor:
-        u = th.rand_like(self.log_p).clamp_(min=1e-20)
-        return th.argmax(self.log_p - th.log(-th.log(u)), dim=1)
-
-    def mode(self) -> th.Tensor:
-        return th.argmax(self.log_p, dim=1)
+    def chosen(self, latent: th.Tensor, index: th.Tensor, valid: th.Tensor) -> th.Tensor:
+        """The logits of ``index``'s actions only (``agents.legal_logits``), the hint's weight included."""
+        logits = chosen_logits(latent[:, : self.latent_dim], self.linear.weight, self.linear.bias, index, valid)
+        return logits + self.weight * (index == latent[:, self.latent_dim :].long())
 
 
 class NosPolicy(MaskableActorCriticPolicy):
@@ -260,6 +222,10 @@ class NosPolicy(MaskableActorCriticPolicy):
             nn.init.zeros_(head.linear.bias)
         self.action_net = head
         self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+
+    def _get_action_dist_from_latent(self, latent_pi: th.Tensor):
+        # The logits of the legal actions only, computed once the mask is applied (agents/masked_categorical.py).
+        return self.action_dist.proba_distribution_from_latent(latent_pi, self.action_net)
 
     def _get_constructor_parameters(self) -> dict:
         data = super()._get_constructor_parameters()
