@@ -8,6 +8,7 @@ import pytest
 
 from agents.family.games import make_rules
 from agents.family.greedy import FamilyGreedyAgent
+from agents.registry import make_agent
 from agents.tournament import run_tournament
 from train.cli import main as train_main
 from train.config import ConfigError, from_dict
@@ -101,3 +102,30 @@ def test_features_refuse_tables_without_family_hands():
 
     with pytest.raises(ValueError, match="reads FamilyTables' hands"):
         privileged_features(FastTables(2, 4, 0), np.arange(2), np.zeros(2, np.int64))
+
+
+@pytest.mark.parametrize("game, options", [("chickenfoot", {"match": "one_hand"}), ("mexican_train", {})])
+def test_chickenfoot_and_mexican_train_tails_hold_the_reference_engines_hands(game, options):
+    # Their tables keep hands as bit sets of one (55 tiles) or two (91 tiles) words; the tail is
+    # checked against the reference engine's hands, replayed from the tables' decisions.
+    from agents.tournament import family_options
+
+    rules = make_rules(game, 4, **family_options(game, options))
+    pool = OpponentPool(seed=1)
+    pool.add(make_agent("greedy", seed=2, game=game, rules=rules), 1.0)
+    env = SelfPlayVecEnv(4, pool, num_players=4, seed=5, game=game, game_options=options, privileged_critic=True)
+    obs = env.reset()
+    for _ in range(3):  # a few decisions in, so hands have changed since the deal
+        masks = env.action_masks()
+        obs, *_ = env.step(np.array([np.flatnonzero(m)[-1] for m in masks]))
+    n, N, plain = 4, env.tables.rules.num_tiles, env.tables.observation_size
+    assert env.privileged_size == (n - 1) * N and obs.shape[1] == plain + (n - 1) * N
+    for b in range(4):
+        hands = env.tables.reference_game(b).hand.hands
+        seat = int(env.learner[b])
+        assert int(env.tables.current_player[b]) == seat
+        tail = obs[b, plain:].reshape(n - 1, N)
+        for k in range(n - 1):
+            assert np.flatnonzero(tail[k]).tolist() == sorted(hands[(seat + 1 + k) % n])
+        if N > 64:  # a tile of the second word is somewhere in the other hands
+            assert tail[:, 64:].any()

@@ -376,8 +376,8 @@ def _check_family(c: TrainConfig, source: str) -> None:
         make_rules(game, c.env.num_players, **c.env.game_options)
     except (ValueError, TypeError) as exc:
         _fail(f"{source}: env.game_options", str(exc))
-    if c.env.privileged_critic and game in ("blind", "chickenfoot", "mexican_train"):
-        _fail(f"{source}: env.privileged_critic", f"reads FamilyTables' hands; {game}'s tables keep them "
+    if c.env.privileged_critic and game == "blind":
+        _fail(f"{source}: env.privileged_critic", f"reads the tables' hands; {game}'s tables keep them "
                                                   f"elsewhere (games with it: the other family games)")
     if c.env.tactics_hint:
         _fail(f"{source}: env.tactics_hint", f"is Nos's (the Tactics agent plays Nos only), not {game}'s: "

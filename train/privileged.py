@@ -9,8 +9,8 @@ policy that plays from public information, but the advantage of each of its choi
 measured against a baseline that knows the deal.
 
 :func:`privileged_features` builds that extra input for rows of ``FamilyTables`` (the
-line/cross/spinner games; Blind, Chickenfoot and Mexican Train keep their hands elsewhere
-and are refused): for each other seat, in playing order from the learner's left, the tiles
+line/cross/spinner games, and ``ChickenfootTables`` and ``MexicanTrainTables``, whose hands
+are bit sets of one or two 64-bit words in the tile set's canonical order; Blind is refused): for each other seat, in playing order from the learner's left, the tiles
 it holds, one 0/1 float per tile of the set. The boneyard's tiles are implied (the tiles
 no hand holds and the table has not placed), so they are not repeated.
 
@@ -30,26 +30,41 @@ def privileged_size(tables) -> int:
     return (tables.num_players - 1) * tables.rules.num_tiles
 
 
-def _check(tables) -> None:
+def _hand_words(tables):
+    """The tables' per-seat hand bit sets, uint64 [B, n, words] (tile t is bit t % 64 of word t // 64),
+    or None for tables whose hands are kept otherwise."""
+    from nos_env.chickenfoot_tables import ChickenfootTables
     from nos_env.family_tables import FamilyTables
+    from nos_env.games import chickenfoot, mexican_train
+    from nos_env.games.family import state as ST
+    from nos_env.mexican_train_tables import MexicanTrainTables
 
-    if not isinstance(tables, FamilyTables):
+    if isinstance(tables, FamilyTables):
+        return tables.SSET[:, :, ST.S_HAND, :1]  # one word holds up to 64 tiles
+    if isinstance(tables, ChickenfootTables):
+        return tables.SSET[:, :, chickenfoot.S_HAND, :]
+    if isinstance(tables, MexicanTrainTables):  # double-twelve: 91 tiles in two words
+        return tables.SSET[:, :, mexican_train.S_HAND, :]
+    return None
+
+
+def _check(tables) -> None:
+    if _hand_words(tables) is None:
         raise ValueError(f"the privileged critic reads FamilyTables' hands (block, draw, cross, double_nine_cross, "
-                         f"matador, all_fives, fives_and_threes, five_up, bergen, fours); got "
-                         f"{type(tables).__name__}")
+                         f"matador, all_fives, fives_and_threes, five_up, bergen, fours), ChickenfootTables' and "
+                         f"MexicanTrainTables'; got {type(tables).__name__}")
 
 
 def privileged_features(tables, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
     """float32 [len(rows), (n - 1) * num_tiles]: at each row, the hands of the seats after
     ``seats[i]`` (seat + 1, ..., seat + n - 1, mod n), tile t of the k-th at column k * N + t."""
-    from nos_env.games.family import state as ST
-
     _check(tables)
     rows = np.asarray(rows, np.int64)
     seats = np.asarray(seats, np.int64)
     n, N = tables.num_players, tables.rules.num_tiles
-    words = tables.SSET[rows, :n, ST.S_HAND, 0].astype(np.uint64)  # [R, n]: one word holds up to 64 tiles
+    words = _hand_words(tables)[rows, :n].astype(np.uint64)  # [R, n, W]
     others = (seats[:, None] + np.arange(1, n)[None, :]) % n  # [R, n - 1]
-    held = np.take_along_axis(words, others, axis=1)
-    bits = (held[:, :, None] >> np.arange(N, dtype=np.uint64)[None, None, :]) & np.uint64(1)
+    held = np.take_along_axis(words, others[:, :, None], axis=1)  # [R, n - 1, W]
+    t = np.arange(N)
+    bits = (held[:, :, t // 64] >> (t % 64).astype(np.uint64)[None, None, :]) & np.uint64(1)
     return bits.reshape(len(rows), (n - 1) * N).astype(np.float32)
