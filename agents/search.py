@@ -103,7 +103,6 @@ from numba import njit
 
 from nos_env.encoding import NUM_ACTIONS, OBSERVATION_SIZE
 from nos_env.fast_engine import FastTables, accepted_after_plays, tactics_rows
-from nos_env.games import nos as K
 from nos_env.tiles import DOUBLES_MASK, popcount
 
 from . import features as F
@@ -451,7 +450,7 @@ class SearchAgent(Agent):
         C = len(candidates)
         rows = k * C
         hands, bones = sampler.sample_bits(self.rng, k)
-        seats, held, dealt = _hidden_sets(hands, sampler, int(public["T"][K.T_SET_TILE]), seat, n)
+        seats, held, dealt = _hidden_sets(hands, sampler, sampler.set_tile, seat, n)
         states = self.rng.integers(0, 2**63, rows, dtype=np.int64).astype(np.uint64)
         noise = self.rng.integers(0, 2**63, rows, dtype=np.int64).astype(np.uint64) if self.tie_noise \
             else np.zeros(rows, np.uint64)
@@ -572,6 +571,7 @@ def _best_legal(MASK, score, done, out):
 
 
 def _hidden_sets(hands, sampler, set_tile, seat, n):
+    # (set_tile: the sampler's, read from the observation; the engine's arrays stay in nos_env)
     """The other seats (offsets 1..n-1) and, per sample, their hands and dealt tiles (int64 [k, n-1]):
     what a determinization writes (hands [k, n] by offset, from the sampler)."""
     c = sampler.constraints
@@ -593,7 +593,7 @@ def _hidden_sets(hands, sampler, set_tile, seat, n):
 def _determinize(tables, sample_of_row, hands, bones, sampler, seat, n) -> None:
     """Overwrite every hidden part of each row with its sample (hands [k, n] by offset, bones [k, size]):
     the uncompiled Search's way (set_hidden on per-row copies)."""
-    seats, held, dealt = _hidden_sets(hands, sampler, int(tables.set_tile[0]), seat, n)
+    seats, held, dealt = _hidden_sets(hands, sampler, sampler.set_tile, seat, n)
     try:
         tables.set_hidden(seats, held[sample_of_row], dealt[sample_of_row], bones[sample_of_row])
     except ValueError as exc:
