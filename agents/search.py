@@ -462,7 +462,7 @@ class SearchAgent(Agent):
         one step of the candidates, one compiled Tactics playout to the end of the hand); each
         decision's chip changes [k, C] of its seat."""
         rows = sum(len(d["actions"]) for d in draws)
-        size = -(-rows // 16) * 16  # (a few sizes of scratch batch, not one per row count)
+        size = -(-rows // 4) * 4  # (fewer sizes of scratch batch than row counts; at most 3 rows wasted)
         if size > self.max_batch:
             size = rows
         pad = size - rows  # padding rows repeat the last table; their results are dropped
@@ -519,7 +519,7 @@ class SearchAgent(Agent):
     def _tables(self, rows: int, n: int) -> FastTables:
         key = (rows, n)
         if key not in self._scratch:
-            if len(self._scratch) > 32:
+            if len(self._scratch) > 64:
                 self._scratch.clear()
             self._scratch[key] = FastTables(rows, n, seed=0, hands_per_episode=1, illegal_action="penalty",
                                             auto_forced=True, observation_dtype="float32")
