@@ -4,9 +4,10 @@ For each decision (a row of ``act_batch``: one seat at one fast-engine table,
 given by ``context``) with more than one legal action:
 
 1. **Candidates.** Every legal action, except:
-   - announcements: only the ``announce_top_k`` best by greedy's own
-     announcement score (own tiles playable at the opening; seeded
-     tie-break), since 43-60 are legal;
+   - announcements, with ``announce_top_k`` set: only that many best by greedy's
+     own announcement score (own tiles playable at the opening; seeded
+     tie-break), since 43-60 are legal (default None: all of them, searched by
+     sequential halving, see the budget below);
    - a closing (close=1) that is certainly wrong is dropped: after its play
      the closer still holds a tile that fits somewhere, or more unseen tiles
      fit than the boneyard's last two could hide (D14); it would cost 40 to
@@ -78,11 +79,18 @@ greedy scorer above.
 Budget (defaults): ``rollouts=64`` rollouts per decision in all, split evenly
 over the candidates with at least ``min_rollouts=2`` each; a set or announcement
 decision (once a hand, and it decides the game played) gets ``opening_rollouts="auto"``,
-64 times ``rollouts`` (4,096; None: as many as a play);
-``announce_top_k=24`` announcements searched. A typical play decision has 2-6
+64 times ``rollouts`` (4,096; None: as many as a play), spent by sequential halving
+(``halving=True``, :meth:`SearchAgent._halving`) over every legal announcement; a declare
+decision (D9) or a play with a closing among its candidates (D14) gets ``key_rollouts="auto"``,
+16 times ``rollouts`` (1,024). A typical play decision has 2-6
 candidates, so 10-32 rollouts each. The speed of the compiled Tactics paid for the
 opening budget, which is where Search gains most over Tactics (docs/agents.md);
-``OLD_BUDGET`` (8 announcements, openings like plays) is the budget before it.
+``OLD_BUDGET`` (8 announcements, every decision split evenly like a play) is the budget before it.
+
+Batching (compiled Tactics, no time limit): ``act_batch`` makes each row's random draws in
+row order, exactly as one :meth:`search` per row would, and plays the play decisions of all its
+rows in one scratch batch (``FastTables.determinize_parts``, one step, one play-out call), so
+the per-call work is paid once for many rows; the choices are the same.
 
 With ``time_limit`` (seconds) the agent repeats step 2-4 with fresh samples
 until the time is used (at least once); otherwise it is deterministic given
