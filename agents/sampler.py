@@ -204,6 +204,10 @@ class HiddenSampler:
         #: the fast path's deals in numba (``_deal_rows``) or in numpy: the same samples from one seed
         self.compiled = bool(compiled)
         c = self.constraints = read_constraints(obs, compiled=self.compiled)
+        flags = _view(np.asarray(obs), "set_tile")
+        #: the set tile (its index), -1 before the set: a determinization's dealt tiles leave out a
+        #: set tile its setter drew (D8)
+        self.set_tile = int(flags.argmax()) if flags.any() else -1
         n = self.num_players = c.num_players
         unseen = c.unseen
         if c.own & c.layout:

@@ -4,9 +4,10 @@ For each decision (a row of ``act_batch``: one seat at one fast-engine table,
 given by ``context``) with more than one legal action:
 
 1. **Candidates.** Every legal action, except:
-   - announcements: only the ``announce_top_k`` best by greedy's own
-     announcement score (own tiles playable at the opening; seeded
-     tie-break), since 43-60 are legal;
+   - announcements, with ``announce_top_k`` set: only that many best by greedy's
+     own announcement score (own tiles playable at the opening; seeded
+     tie-break), since 43-60 are legal (default None: all of them, searched by
+     sequential halving, see the budget below);
    - a closing (close=1) that is certainly wrong is dropped: after its play
      the closer still holds a tile that fits somewhere, or more unseen tiles
      fit than the boneyard's last two could hide (D14); it would cost 40 to
@@ -78,11 +79,18 @@ greedy scorer above.
 Budget (defaults): ``rollouts=64`` rollouts per decision in all, split evenly
 over the candidates with at least ``min_rollouts=2`` each; a set or announcement
 decision (once a hand, and it decides the game played) gets ``opening_rollouts="auto"``,
-64 times ``rollouts`` (4,096; None: as many as a play);
-``announce_top_k=24`` announcements searched. A typical play decision has 2-6
+64 times ``rollouts`` (4,096; None: as many as a play), spent by sequential halving
+(``halving=True``, :meth:`SearchAgent._halving`) over every legal announcement; a declare
+decision (D9) or a play with a closing among its candidates (D14) gets ``key_rollouts="auto"``,
+16 times ``rollouts`` (1,024). A typical play decision has 2-6
 candidates, so 10-32 rollouts each. The speed of the compiled Tactics paid for the
 opening budget, which is where Search gains most over Tactics (docs/agents.md);
-``OLD_BUDGET`` (8 announcements, openings like plays) is the budget before it.
+``OLD_BUDGET`` (8 announcements, every decision split evenly like a play) is the budget before it.
+
+Batching (compiled Tactics, no time limit): ``act_batch`` makes each row's random draws in
+row order, exactly as one :meth:`search` per row would, and plays the play decisions of all its
+rows in one scratch batch (``FastTables.determinize_parts``, one step, one play-out call), so
+the per-call work is paid once for many rows; the choices are the same.
 
 With ``time_limit`` (seconds) the agent repeats step 2-4 with fresh samples
 until the time is used (at least once); otherwise it is deterministic given
@@ -103,7 +111,6 @@ from numba import njit
 
 from nos_env.encoding import NUM_ACTIONS, OBSERVATION_SIZE
 from nos_env.fast_engine import FastTables, accepted_after_plays, tactics_rows
-from nos_env.games import nos as K
 from nos_env.tiles import DOUBLES_MASK, popcount
 
 from . import features as F
@@ -451,7 +458,7 @@ class SearchAgent(Agent):
         C = len(candidates)
         rows = k * C
         hands, bones = sampler.sample_bits(self.rng, k)
-        seats, held, dealt = _hidden_sets(hands, sampler, int(public["T"][K.T_SET_TILE]), seat, n)
+        seats, held, dealt = _hidden_sets(hands, sampler, sampler.set_tile, seat, n)
         states = self.rng.integers(0, 2**63, rows, dtype=np.int64).astype(np.uint64)
         noise = self.rng.integers(0, 2**63, rows, dtype=np.int64).astype(np.uint64) if self.tie_noise \
             else np.zeros(rows, np.uint64)
@@ -463,7 +470,7 @@ class SearchAgent(Agent):
         one step of the candidates, one compiled Tactics playout to the end of the hand); each
         decision's chip changes [k, C] of its seat."""
         rows = sum(len(d["actions"]) for d in draws)
-        size = -(-rows // 16) * 16  # (a few sizes of scratch batch, not one per row count)
+        size = -(-rows // 4) * 4  # (fewer sizes of scratch batch than row counts; at most 3 rows wasted)
         if size > self.max_batch:
             size = rows
         pad = size - rows  # padding rows repeat the last table; their results are dropped
@@ -520,7 +527,7 @@ class SearchAgent(Agent):
     def _tables(self, rows: int, n: int) -> FastTables:
         key = (rows, n)
         if key not in self._scratch:
-            if len(self._scratch) > 32:
+            if len(self._scratch) > 64:
                 self._scratch.clear()
             self._scratch[key] = FastTables(rows, n, seed=0, hands_per_episode=1, illegal_action="penalty",
                                             auto_forced=True, observation_dtype="float32")
@@ -572,6 +579,7 @@ def _best_legal(MASK, score, done, out):
 
 
 def _hidden_sets(hands, sampler, set_tile, seat, n):
+    # (set_tile: the sampler's, read from the observation; the engine's arrays stay in nos_env)
     """The other seats (offsets 1..n-1) and, per sample, their hands and dealt tiles (int64 [k, n-1]):
     what a determinization writes (hands [k, n] by offset, from the sampler)."""
     c = sampler.constraints
@@ -593,7 +601,7 @@ def _hidden_sets(hands, sampler, set_tile, seat, n):
 def _determinize(tables, sample_of_row, hands, bones, sampler, seat, n) -> None:
     """Overwrite every hidden part of each row with its sample (hands [k, n] by offset, bones [k, size]):
     the uncompiled Search's way (set_hidden on per-row copies)."""
-    seats, held, dealt = _hidden_sets(hands, sampler, int(tables.set_tile[0]), seat, n)
+    seats, held, dealt = _hidden_sets(hands, sampler, sampler.set_tile, seat, n)
     try:
         tables.set_hidden(seats, held[sample_of_row], dealt[sample_of_row], bones[sample_of_row])
     except ValueError as exc:

@@ -103,7 +103,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--budget", choices=("old", "new"), default="old",
                         help="old: 64 rollouts for every decision, 8 announcements (agents.search.OLD_BUDGET); "
-                             "new: the default budget (4096 rollouts for set and announcement decisions, 24 announcements)")
+                             "new: the default budget (4096 rollouts for set and announcement decisions, every legal "
+                             "announcement by sequential halving; 1024 for declare and closing decisions)")
     parser.add_argument("--before", metavar="FILE",  # with the old budget only
                         help="also time the Search of an older agents/search.py on the same decisions "
                              "(git show 8d4be42:agents/search.py > FILE: the one before the compiled Tactics)")

@@ -1,7 +1,7 @@
 """Search against Tactics in duplicate deals, with Search's options on the command line.
 
     python benchmarks/search_strength.py --deals 2000 --seed 21 [--rollouts 64] [--margin 2.0]
-        [--announce-top-k 8] [--opponent tactics|search-python] [--python]
+        [--announce-top-k 8] [--key-rollouts 1024] [--no-halving] [--opponent tactics|search-python] [--python]
 
 Seats alternate (search, tactics, search, tactics; 4 players), every deal is played once per
 rotation (agents.tournament, duplicate mode), and the report is the head-to-head: Search's

@@ -581,10 +581,14 @@ class FastTables(TablesBase):
         if states.dtype != np.uint64 or states.shape != (B,):
             raise ValueError(f"states must be a uint64 array of shape ({B},) (one per table), got "
                              f"{states.dtype} {states.shape}")
-        stacked = {name: np.stack([c[0][name] for c in checked]) for name in ARRAYS if name not in ("R", "BONE")}
-        seats = np.stack([c[1] for c in checked])
-        hands = np.concatenate([c[2] for c in checked])
-        dealt = np.concatenate([c[3] for c in checked])
+        if len(checked) == 1:  # (one position: views, no copies)
+            stacked = {name: checked[0][0][name][None] for name in ARRAYS if name not in ("R", "BONE")}
+            seats, hands, dealt = checked[0][1][None], checked[0][2], checked[0][3]
+        else:
+            stacked = {name: np.stack([c[0][name] for c in checked]) for name in ARRAYS if name not in ("R", "BONE")}
+            seats = np.stack([c[1] for c in checked])
+            hands = np.concatenate([c[2] for c in checked])
+            dealt = np.concatenate([c[3] for c in checked])
         width = max(c[4].shape[1] for c in checked)
         boneyard = np.zeros((len(hands), max(width, 1)), np.int8)
         left = np.zeros(len(hands), np.int64)
