@@ -180,6 +180,20 @@ def test_num_threads_reaches_the_self_play_engine():
     assert env.tables.num_threads == 1
 
 
+def test_nos_training_opponents_play_the_compiled_tactics():
+    """Tactics in a Nos training pool decides with the compiled kernels (engine speed); Random and
+    Greedy stay as they are."""
+    from agents.tactics import TacticsAgent
+    from train.trainer import make_env
+
+    config = from_dict({"env": {"num_envs": 8}, "ppo": {"n_steps": 4, "batch_size": 8},
+                        "opponents": {"baselines": {"random": 1, "greedy": 1, "tactics": 1}}})
+    _, pool = make_env(config)
+    tactics = [a for a in pool.agents if isinstance(a, TacticsAgent)]
+    assert len(tactics) == 1 and tactics[0].compiled
+    assert pool.labels == ["random", "greedy", "tactics"]
+
+
 # ------------------------------------------------------- smoke run and resume
 @pytest.fixture(scope="module")
 def smoke_run(tmp_path_factory):
