@@ -6,8 +6,10 @@ next to the usual recipe (the AEC environment wrapped for DummyVecEnv), in one r
 
 For each config: its env, opponents, policy and PPO settings, evaluations and checkpoints
 off; one warm-up rollout, then ``--rollouts`` rollouts timed. Printed: SB3's own
-``time/fps`` (learner decisions per second since learn() started, updates included) and
-where the time goes per decision: the environment (opponents included), the rest of the
+``time/fps`` (learner decisions per second since learn() started, updates included), the
+decisions per second of this process's CPU time (``CPU fps``: what the run would reach on
+the machine alone, when others share it; all threads' time counts), and where the time goes
+per decision, in wall and CPU time: the environment (opponents included), the rest of the
 rollout (the policy's forward pass, the buffer) and the PPO update.
 
 The recipe: ``nos_env.env`` (fast backend) as a single-agent gymnasium env (the learner at
@@ -29,17 +31,18 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 class TimedCalls:
-    """Wraps a bound method and adds up its wall time."""
+    """Wraps a bound method and adds up its wall time and this process's CPU time."""
 
     def __init__(self, fn):
-        self.fn, self.seconds = fn, 0.0
+        self.fn, self.seconds, self.cpu = fn, 0.0, 0.0
 
     def __call__(self, *args, **kwargs):
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         try:
             return self.fn(*args, **kwargs)
         finally:
             self.seconds += time.perf_counter() - start
+            self.cpu += time.process_time() - cpu
 
 
 def sb3_fps_of(model) -> float:
@@ -63,14 +66,16 @@ def bench_config(path: str, rollouts: int) -> dict:
     env.step_wait = env_time = TimedCalls(env.step_wait)
     model.collect_rollouts = collect = TimedCalls(model.collect_rollouts)
     model.train = update = TimedCalls(model.train)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     model.learn(per_rollout * rollouts, reset_num_timesteps=False)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     steps = per_rollout * rollouts
     sb3_fps = sb3_fps_of(model)
     return {"config": path, "steps": steps, "seconds": seconds, "fps": steps / seconds, "sb3_fps": sb3_fps,
+            "cpu_fps": steps / cpu,
             "us_env": env_time.seconds / steps * 1e6, "us_rollout_other": (collect.seconds - env_time.seconds) / steps * 1e6,
-            "us_update": update.seconds / steps * 1e6}
+            "us_update": update.seconds / steps * 1e6,
+            "cpu_us": [env_time.cpu / steps * 1e6, (collect.cpu - env_time.cpu) / steps * 1e6, update.cpu / steps * 1e6]}
 
 
 class AECAsGym(gym.Env):
@@ -143,13 +148,15 @@ def main() -> None:
     rows = [bench_config(path, args.rollouts) for path in args.configs]
     if args.recipe_seconds > 0:
         rows.append(bench_recipe(args.recipe_seconds))
-    print(f"{'setup':<40} {'decisions':>10} {'s':>6} {'fps':>8} {'SB3 fps':>8}  "
-          f"env / rollout rest / update (µs per decision)")
+    print(f"{'setup':<40} {'decisions':>10} {'s':>6} {'fps':>8} {'SB3 fps':>8} {'CPU fps':>8}  "
+          f"env / rollout rest / update (µs per decision: wall; CPU)")
     for r in rows:
-        split = (f"{r['us_env']:.1f} / {r['us_rollout_other']:.1f} / {r['us_update']:.1f}" if "us_env" in r else "")
+        split = (f"{r['us_env']:.1f} / {r['us_rollout_other']:.1f} / {r['us_update']:.1f}; "
+                 + " / ".join(f"{v:.1f}" for v in r["cpu_us"]) if "us_env" in r else "")
         sb3 = f"{r['sb3_fps']:>8,.0f}" if r.get("sb3_fps") else f"{'-':>8}"
+        cpu = f"{r['cpu_fps']:>8,.0f}" if r.get("cpu_fps") else f"{'-':>8}"
         print(f"{Path(r['config']).name if r['config'].endswith('.yaml') else r['config']:<40} "
-              f"{r['steps']:>10,} {r['seconds']:>6.1f} {r['fps']:>8,.0f} {sb3}  {split}")
+              f"{r['steps']:>10,} {r['seconds']:>6.1f} {r['fps']:>8,.0f} {sb3} {cpu}  {split}")
     base = rows[-1]["fps"] if args.recipe_seconds > 0 else None
     if base:
         for r in rows[:-1]:

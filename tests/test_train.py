@@ -180,6 +180,43 @@ def test_num_threads_reaches_the_self_play_engine():
     assert env.tables.num_threads == 1
 
 
+def test_nos_training_opponents_play_the_compiled_tactics():
+    """Tactics in a Nos training pool decides with the compiled kernels (engine speed); Random and
+    Greedy stay as they are."""
+    from agents.tactics import TacticsAgent
+    from train.trainer import make_env
+
+    config = from_dict({"env": {"num_envs": 8}, "ppo": {"n_steps": 4, "batch_size": 8},
+                        "opponents": {"baselines": {"random": 1, "greedy": 1, "tactics": 1}}})
+    _, pool = make_env(config)
+    tactics = [a for a in pool.agents if isinstance(a, TacticsAgent)]
+    assert len(tactics) == 1 and tactics[0].compiled
+    assert pool.labels == ["random", "greedy", "tactics"]
+
+
+def test_updates_and_rollouts_keep_the_torch_threads_asked_for():
+    """Starting numba's OpenMP pool (the engine's first parallel call) sets the OpenMP thread count
+    torch reads; the trainer sets it again before every update and after every environment step."""
+    from train.trainer import keep_torch_threads, make_env, make_model
+
+    before = th.get_num_threads()
+    config = from_dict({"env": {"num_envs": 16, "num_threads": 2}, "policy": {"width": 16},
+                        "ppo": {"n_steps": 2, "batch_size": 32, "n_epochs": 1}})
+    try:
+        env, _ = make_env(config)
+        model = make_model(config, env)
+        seen = []
+        model.train = lambda: seen.append(th.get_num_threads())  # what the update would run on
+        keep_torch_threads(model, 1)
+        stepped = env.step_wait
+        env.step_wait = lambda: (stepped(), seen.append(("env", th.get_num_threads())))[0]
+        th.set_num_threads(2)  # as the pool's start leaves it
+        model.learn(64)
+        assert seen.count(1) == 2 and seen.count(("env", 1)) == 4 and len(seen) == 6
+    finally:
+        th.set_num_threads(before)
+
+
 # ------------------------------------------------------- smoke run and resume
 @pytest.fixture(scope="module")
 def smoke_run(tmp_path_factory):
