@@ -59,6 +59,7 @@ class HandValues:
     seeds: list[int]
     seconds: float  # the surveys' play time, summed
     buckets: list[dict[str, str]]  # per hand: feature group -> bucket label
+    deals: list[tuple]  # per hand: (the setter's tiles, the set tile), as written "a-b"
     means: np.ndarray  # [H, 76] setter's mean chips per announcement (NaN: not legal)
     game_values: np.ndarray  # [H, 17] cross-validated value of each game (NaN: not legal)
     best_game: np.ndarray  # [H] 1..17
@@ -89,6 +90,7 @@ class HandValues:
         return cls(num_players=first["num_players"], rollouts=first["rollouts"], agents=list(first["agents"]),
                    seeds=seeds, seconds=float(sum(s["seconds"] for s in summaries)),
                    buckets=[{g: h[g] for g in BUCKETS} for h in rows],
+                   deals=[(tuple(h.get("tiles", ())), h.get("set_tile")) for h in rows],
                    means=np.array([as_float(h["means"]) for h in rows]).reshape(len(rows), NUM_ANN),
                    game_values=np.array([as_float(h["game_values"]) for h in rows]).reshape(len(rows), 17),
                    best_game=np.array([h["best_game"] for h in rows], np.int64),
@@ -159,6 +161,50 @@ class HandValues:
                 "interval": "95%: mean +- 1.96 standard errors over hands; shares: Wilson score interval",
                 "games": self.game_table(), "announcements": self.announcement_table(),
                 "features": self.feature_tables(), "tactics": self.tactics_summary()}
+
+    def paired_games(self, other: "HandValues") -> list[dict]:
+        """Per game: ``other``'s advantage minus this one's, on the same hands with the same set tile.
+
+        Runs with the same seeds deal the same hands, and a hand's rollout deals are the same
+        whenever its set tile is (``survey`` draws them from one generator, hand after hand), so
+        the two agents' values of a hand are paired: the difference's interval is 1.96 standard
+        errors of the per-hand differences."""
+        if self.seeds != other.seeds or [d[0] for d in self.deals] != [d[0] for d in other.deals] \
+                or self.rollouts != other.rollouts or self.num_players != other.num_players:
+            raise ValueError("paired values need the same hands: runs with the same seeds, players and rollouts")
+        same = np.array([a[1] == b[1] for a, b in zip(self.deals, other.deals)])
+        mine = self.game_values - self.average()[:, None]
+        theirs = other.game_values - other.average()[:, None]
+        out = []
+        for g in GAMES:
+            rows = same & ~np.isnan(mine[:, g - 1]) & ~np.isnan(theirs[:, g - 1])
+            diff, ci = mean_ci(theirs[rows, g - 1] - mine[rows, g - 1])
+            a, a_ci = mean_ci(mine[rows, g - 1])
+            b, b_ci = mean_ci(theirs[rows, g - 1])
+            out.append({"game": g, "name": GAME_NAMES[g], "hands": int(rows.sum()), "advantage": a,
+                        "advantage_ci95": a_ci, "other_advantage": b, "other_advantage_ci95": b_ci,
+                        "difference": diff, "difference_ci95": ci,
+                        "best_share": float(np.mean(self.best_game[same] == g)) if same.any() else math.nan,
+                        "other_best_share": float(np.mean(other.best_game[same] == g)) if same.any() else math.nan})
+        return out
+
+    def paired_markdown(self, other: "HandValues") -> str:
+        rows = self.paired_games(other)
+        same = sum(a[1] == b[1] for a, b in zip(self.deals, other.deals))
+        mine, theirs = "/".join(self.agents), "/".join(other.agents)
+        lines = [f"{same} of {self.hands} hands with the same set tile under both (seeds "
+                 f"{', '.join(map(str, self.seeds))}); advantage over the hand's average announcement (95% CI), "
+                 "the paired difference, and the share of these hands where the game is best", "",
+                 f"| game | hands | {mine} | {theirs} | {theirs} - {mine} | best in ({mine} / {theirs}) |",
+                 "|---|---:|---:|---:|---:|---:|"]
+        for r in rows:
+            if r["hands"]:
+                mark = " *" if abs(r["difference"]) > r["difference_ci95"] else ""
+                lines.append(f"| {r['game']} {r['name']} | {r['hands']} | {_pm(r['advantage'], r['advantage_ci95'])} "
+                             f"| {_pm(r['other_advantage'], r['other_advantage_ci95'])} | "
+                             f"{_pm(r['difference'], r['difference_ci95'])}{mark} | "
+                             f"{100 * r['best_share']:.1f}% / {100 * r['other_best_share']:.1f}% |")
+        return "\n".join(lines) + "\n"
 
     # ------------------------------------------------------------- rendering
     def markdown(self) -> str:
@@ -263,12 +309,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--md", help="write the markdown tables here (default: print them)")
     parser.add_argument("--png", help="write the (feature bucket, game) heatmap here")
     parser.add_argument("--json", help="write every table as JSON")
+    parser.add_argument("--paired", nargs="+", metavar="SURVEY",
+                        help="survey files of other agents on the same seeds: tabulate per game the paired "
+                             "difference of the advantages (theirs minus the main surveys')")
     args = parser.parse_args(argv)
     try:
         values = HandValues.from_json(args.surveys)
+        other = HandValues.from_json(args.paired) if args.paired else None
+        text = values.markdown() + ("" if other is None else "\n" + values.paired_markdown(other))
     except (ValueError, OSError, KeyError) as exc:
         parser.error(f"{type(exc).__name__}: {exc}")
-    text = values.markdown()
     if args.md:
         with open(args.md, "w") as f:
             f.write(text)
@@ -277,8 +327,11 @@ def main(argv: list[str] | None = None) -> None:
     if args.png:
         values.to_png(args.png)
     if args.json:
+        summary = values.summary()
+        if other is not None:
+            summary["paired"] = {"agents": other.agents, "games": values.paired_games(other)}
         with open(args.json, "w") as f:
-            json.dump(_clean(values.summary()), f, indent=1)
+            json.dump(_clean(summary), f, indent=1)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ ORDINARY, MATADOR, TRIANGLE = 0, 3, 70  # indices of "ordinary", "matador", "tri
 NAMES = {ORDINARY: "ordinary", MATADOR: "matador", TRIANGLE: "triangle"}
 
 
-def hand(doubles, blank, means, best, tactics):
+def hand(doubles, blank, means, best, tactics, set_tile="1-1"):
     """One per-hand record as the survey's JSON writes it; the game values equal the single
     announcement of each game here (games 1, 4 and 13 have one announcement each in this case)."""
     m = [None] * 76
@@ -25,7 +25,7 @@ def hand(doubles, blank, means, best, tactics):
     return {"doubles": doubles, "matadors": "1", "[0-0]": blank, "longest number": "2",
             "set tile": "own double" if doubles != "0" else "drawn other", "means": m, "game_values": gv,
             "best_game": {ORDINARY: 1, MATADOR: 4, TRIANGLE: 13}[best], "best": NAMES[best],
-            "tactics_choice": NAMES[tactics]}
+            "tactics_choice": NAMES[tactics], "tiles": [doubles, blank], "set_tile": set_tile}
 
 
 def tiny(seed=0, rollouts=2):
@@ -131,3 +131,23 @@ def test_cli_writes_tables_png_and_json(tmp_path, capsys):
         main([str(paths[0]), str(paths[0])])
     assert "same seed" in capsys.readouterr().err
     np.testing.assert_equal(json.loads((tmp_path / "v.json").read_text())["seeds"], [0, 1])
+
+
+def test_paired_differences_between_two_agents_on_the_same_hands():
+    mine = HandValues.from_summaries([tiny(0)])
+    other = tiny(0)
+    other["agents"] = ["y"]
+    a = other["per_hand"][0]  # every announcement +9: the advantages stay
+    a["means"] = [None if m is None else m + 9 for m in a["means"]]
+    a["game_values"] = [None if m is None else m + 9 for m in a["game_values"]]
+    other["per_hand"][2]["set_tile"] = "2-2"  # another set tile: not paired
+    d = other["per_hand"][3]  # ordinary -10 -> -4: average -1, advantages -3 and +3 (were -6 and +6)
+    d["means"][ORDINARY] = d["game_values"][0] = -4
+    rows = mine.paired_games(HandValues.from_summaries([other]))
+    g1, g4, g13 = rows[0], rows[3], rows[12]
+    # game 1 on hands 0, 1, 3: differences 0, 0, +3: mean 1, sd sqrt(3), se 1.
+    assert g1["hands"] == 3 and g1["difference"] == 1 and g1["difference_ci95"] == pytest.approx(1.959964, abs=1e-5)
+    assert g4["difference"] == -1 and g13["hands"] == 1 and g13["difference"] == 0
+    assert g1["advantage"] == pytest.approx((-10 + 3 - 6) / 3) and g1["other_advantage"] == pytest.approx((-10 + 3 - 3) / 3)
+    with pytest.raises(ValueError, match="same hands"):
+        mine.paired_games(HandValues.from_summaries([tiny(1)]))
