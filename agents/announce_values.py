@@ -212,11 +212,11 @@ class HandValues:
         head = (f"{self.hands} hands, {self.num_players} players, {self.rollouts} rollouts per announcement, "
                 f"agents {'/'.join(self.agents)}, seeds {', '.join(map(str, self.seeds))}; "
                 f"{self.seconds:.0f} s of play")
-        lines = [head, "", "| game | legal in | value to setter | advantage | best in |", "|---|---:|---:|---:|---:|"]
+        lines = [head, "", "| game | legal in | value to setter | advantage | best in (of all hands) |", "|---|---:|---:|---:|---:|"]
         for r in self.game_table():
             lines.append(f"| {r['game']} {r['name']} | {r['legal']} | {_pm(r['value'], r['value_ci95'])} | "
                          f"{_pm(r['advantage'], r['advantage_ci95'])} | {_share(r)} |")
-        lines += ["", "| # | announcement | game | legal in | value to setter | advantage | best in |",
+        lines += ["", "| # | announcement | game | legal in | value to setter | advantage | best in (of the hands where legal) |",
                   "|---:|---|---:|---:|---:|---:|---:|"]
         for r in self.announcement_table():
             lines.append(f"| {r['index']} | {r['announcement']} | {r['game']} | {r['legal']} | "
@@ -224,8 +224,9 @@ class HandValues:
                          f"{_share(r)} |")
         for group, tables in self.feature_tables().items():
             labels = [label for label, t in tables.items() if t[0]["hands"]]
-            lines += ["", f"**{group}**: advantage over the hand's average announcement (95% CI), and in "
-                          "brackets the share of the bucket's hands where the game is best", "",
+            lines += ["", f"**{group}**: advantage over the hand's average announcement (95% CI); in "
+                          "brackets the hands where the game was legal and the share of the bucket's hands where "
+                          "it is best", "",
                       "| game | " + " | ".join(f"{group} {label} ({tables[label][0]['hands']} hands)"
                                                for label in labels) + " |",
                       "|---|" + "---:|" * len(labels)]
@@ -234,7 +235,8 @@ class HandValues:
                 for label in labels:
                     r = tables[label][g - 1]
                     cells.append("" if not r["legal"] else
-                                 f"{_pm(r['advantage'], r['advantage_ci95'])} ({100 * r['best_share']:.0f}%)")
+                                 f"{_pm(r['advantage'], r['advantage_ci95'])} (n={r['legal']}; "
+                                 f"{100 * r['best_share']:.0f}%)")
                 if any(cells):
                     lines.append(f"| {g} {GAME_NAMES[g]} | " + " | ".join(cells) + " |")
         t = self.tactics_summary()
@@ -266,13 +268,13 @@ class HandValues:
         for (i, j), v in np.ndenumerate(adv):
             if not math.isnan(v):
                 ax.text(j, i, f"{v:+.0f}" + ("" if math.isnan(ci[i, j]) else f"\n±{ci[i, j]:.0f}"), ha="center",
-                        va="center", fontsize=5)
+                        va="center", fontsize=6)
         fig.colorbar(image, ax=ax, fraction=0.03, label="chips over the hand's average announcement")
         ax.set_title(f"Nos: each game's advantage to the setter by hand features (95% CI), {self.hands} hands, "
                      f"{self.num_players} players, {self.rollouts} rollouts, agents {'/'.join(self.agents)}",
                      fontsize=8)
         fig.tight_layout()
-        fig.savefig(path, dpi=80)
+        fig.savefig(path, dpi=85)
         plt.close(fig)
 
 
