@@ -212,16 +212,21 @@ class HandValues:
         head = (f"{self.hands} hands, {self.num_players} players, {self.rollouts} rollouts per announcement, "
                 f"agents {'/'.join(self.agents)}, seeds {', '.join(map(str, self.seeds))}; "
                 f"{self.seconds:.0f} s of play")
-        lines = [head, "", "| game | legal in | value to setter | advantage | best in (of all hands) |", "|---|---:|---:|---:|---:|"]
+        lines = [head, "", "### The 17 games", "",
+                 "| game | legal in | value to setter | advantage | best in (of all hands) |",
+                 "|---|---:|---:|---:|---:|"]
         for r in self.game_table():
             lines.append(f"| {r['game']} {r['name']} | {r['legal']} | {_pm(r['value'], r['value_ci95'])} | "
                          f"{_pm(r['advantage'], r['advantage_ci95'])} | {_share(r)} |")
-        lines += ["", "| # | announcement | game | legal in | value to setter | advantage | best in (of the hands where legal) |",
+        lines += ["", "### The 76 announcements (the games with their parameters)", "",
+                  "| # | announcement | game | legal in | value to setter | advantage "
+                  "| best in (of the hands where legal) |",
                   "|---:|---|---:|---:|---:|---:|---:|"]
         for r in self.announcement_table():
             lines.append(f"| {r['index']} | {r['announcement']} | {r['game']} | {r['legal']} | "
                          f"{_pm(r['value'], r['value_ci95'])} | {_pm(r['advantage'], r['advantage_ci95'])} | "
                          f"{_share(r)} |")
+        lines += ["", "### By hand features"]
         for group, tables in self.feature_tables().items():
             labels = [label for label, t in tables.items() if t[0]["hands"]]
             lines += ["", f"**{group}**: advantage over the hand's average announcement (95% CI); in "

@@ -148,6 +148,7 @@ def test_paired_differences_between_two_agents_on_the_same_hands():
     # game 1 on hands 0, 1, 3: differences 0, 0, +3: mean 1, sd sqrt(3), se 1.
     assert g1["hands"] == 3 and g1["difference"] == 1 and g1["difference_ci95"] == pytest.approx(1.959964, abs=1e-5)
     assert g4["difference"] == -1 and g13["hands"] == 1 and g13["difference"] == 0
-    assert g1["advantage"] == pytest.approx((-10 + 3 - 6) / 3) and g1["other_advantage"] == pytest.approx((-10 + 3 - 3) / 3)
+    assert g1["advantage"] == pytest.approx((-10 + 3 - 6) / 3)
+    assert g1["other_advantage"] == pytest.approx((-10 + 3 - 3) / 3)
     with pytest.raises(ValueError, match="same hands"):
         mine.paired_games(HandValues.from_summaries([tiny(1)]))
