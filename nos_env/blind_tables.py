@@ -60,6 +60,10 @@ class BlindTables(SchemaTables):
         """int64 [B, n]: each seat's score in the current game (1 for its winner once over)."""
         return self.S[:, : self.num_players, K.S_CHIPS].astype(np.int64)
 
+    def scores_at(self, rows: np.ndarray) -> np.ndarray:
+        """``scores[rows]``, read from those rows only."""
+        return self.S[rows, : self.num_players, K.S_CHIPS].astype(np.int64)
+
     @property
     def skipped(self) -> np.ndarray:
         """int64 [B]: deals played out without a decision and dealt again, at each table."""

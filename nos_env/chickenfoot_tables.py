@@ -65,6 +65,10 @@ class ChickenfootTables(SchemaTables):
         """int64 [B, n]: each seat's penalty total (CK12; lower is better)."""
         return -self.S[:, : self.num_players, K.S_CHIPS].astype(np.int64)
 
+    def scores_at(self, rows: np.ndarray) -> np.ndarray:
+        """``scores[rows]``, read from those rows only."""
+        return -self.S[rows, : self.num_players, K.S_CHIPS].astype(np.int64)
+
     @property
     def winner(self) -> np.ndarray:
         """int64 [B]: the match's winner once it is over (-1: none yet, or a shared lowest total)."""

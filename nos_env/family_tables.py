@@ -20,6 +20,7 @@ from .family.engine import FamilyGame
 from .family.rules import FamilyRules, make_rules, player_counts
 from .games import family as K
 from .games.family import state as ST
+from .kernels.core import first_bad_action
 from .kernels.tilesets import tile_set
 from .options import check_seed, is_integer
 from .rng import SplitMix64, seed_state
@@ -131,7 +132,7 @@ class FamilyTables(TablesBase):
         self.observation_size = E.observation_size(self.rules, self.observation_dtype.name)
         self.CFG = settings(self.rules)
         self.TT, self.ACC = tile_tables(self.rules.max_pip)
-        self.schema = ST.make_schema(self.rules.max_seats, self.rules.num_arms, self.num_actions)
+        self.schema = self._schema = ST.make_schema(self.rules.max_seats, self.rules.num_arms, self.num_actions)
         self.__dict__.update(self.schema.allocate(B))
         self.TS = self.TSET
         self.SS = self.SSET
@@ -191,6 +192,10 @@ class FamilyTables(TablesBase):
         return (f"an integer array of shape ({self.num_tables},) with values {low}..{self.num_actions - 1} "
                 f"(legal ones: legal_actions(b))")
 
+    def _refuse_outside(self, actions, b: int, low: int):
+        raise ValueError(f"table {b}'s action {actions[b]} is outside {low}..{self.num_actions - 1}; "
+                         f"actions must be {self._allowed(low)}")
+
     def check_actions(self, actions, allow_idle: bool = False) -> np.ndarray:
         low = self.IDLE if allow_idle else 0
         actions = np.asarray(actions)
@@ -198,13 +203,15 @@ class FamilyTables(TablesBase):
             raise ValueError(f"actions must be {self._allowed(low)}; got dtype {actions.dtype}")
         if actions.shape != (self.num_tables,):
             raise ValueError(f"actions must be {self._allowed(low)}; got shape {actions.shape}")
-        out = (actions < low) | (actions >= self.num_actions)
-        if out.any():
-            b = int(np.flatnonzero(out)[0])
-            raise ValueError(f"table {b}'s action {actions[b]} is outside {low}..{self.num_actions - 1}; "
-                             f"actions must be {self._allowed(low)}")
-        actions = actions.astype(np.int64)
-        b = K.first_illegal(self.MASK, actions)
+        if actions.dtype != np.int64 or not (actions.flags.c_contiguous and actions.flags.writeable):
+            # the range test on the caller's own array, then the kernels' one type (a plain int64 array)
+            out = (actions < low) | (actions >= self.num_actions)
+            if out.any():
+                self._refuse_outside(actions, int(np.flatnonzero(out)[0]), low)
+            actions = actions.astype(np.int64)
+        b, outside = first_bad_action(self.MASK, actions, low, self.num_actions)
+        if outside:
+            self._refuse_outside(actions, b, low)
         if b >= 0:
             legal = ", ".join(f"{a} ({E.describe(int(a), self.rules)})" for a in self.legal_actions(b))
             if self.T[b, ST.T_TO_MOVE] < 0:
@@ -272,6 +279,11 @@ class FamilyTables(TablesBase):
     def scores(self) -> np.ndarray:
         """int [B, S]: each seat's match points (teams: both partners carry the team's)."""
         return self.S[:, :, ST.S_CHIPS].copy()
+
+    def scores_at(self, rows: np.ndarray) -> np.ndarray:
+        """``scores[rows]`` read from those rows only (the vector environment asks for the tables
+        that finished in a step: a few of B, every step)."""
+        return self.S[rows, :, ST.S_CHIPS]
 
     @property
     def hand_number(self) -> np.ndarray:

@@ -43,7 +43,7 @@ from gymnasium.vector.utils import batch_space
 
 from .family_backends import seed_and_reset, table_winners, tables_class
 from .family_env import OBSERVATION_DTYPES, check_game
-from .family_rewards import check_reward, relative, sides, win, winners_mask
+from .family_rewards import check_reward, pay_step, sides, win, winners_mask
 from .options import check_bool, check_scale, check_seed
 
 
@@ -115,12 +115,11 @@ class FamilyVectorEnv:
         # "win" needs each finished match's winner before its table starts again.
         obs, points, terminated, current = self.tables.step(actions, observe=observe and not win_mode,
                                                             autoreset=not win_mode)
-        points = np.asarray(points)[:, :n] + self._carried
         terminated = np.array(terminated, bool)
         finished = np.flatnonzero(terminated)
-        self._carried[:] = 0
+        rewards = np.zeros((self.num_envs, n), np.float32)  # fresh: callers keep them
         if win_mode:
-            rewards = np.zeros((self.num_envs, n), np.float32)
+            self._carried[:] = 0
             if finished.size:
                 winners = np.array([winners_mask(None if w < 0 else int(w), n, self._side_of)
                                     for w in table_winners(self.tables, finished)])
@@ -128,12 +127,12 @@ class FamilyVectorEnv:
                 self.tables.reset_tables(finished)
             current = np.array(self.tables.current_player, np.int32)
             obs = self.tables.observe(current) if observe else None
-        elif self.reward_mode == "points":
-            rewards = points.astype(np.float32)
         else:
-            rewards = relative(points)
+            # points + carried, relative or not, and carried cleared: one compiled pass (the numpy
+            # expressions cost a sixth of a step at B=4096, and this part runs on one thread).
+            pay_step(points, self._carried, self.reward_mode == "relative", rewards)
         if finished.size:  # the new episodes' forced sets, paid with their first step
-            self._carried[finished] = self.tables.scores[finished, :n]
+            self._carried[finished] = self.tables.scores_at(finished)[:, :n]
         if obs is not None:
             obs = obs.copy() if self.copy_observations else self._read_only(obs)
         infos = {}

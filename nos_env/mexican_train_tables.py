@@ -60,6 +60,10 @@ class MexicanTrainTables(SchemaTables):
         """int64 [B, n]: each seat's match score, minus its pip total so far (MT11)."""
         return self.S[:, : self.num_players, K.S_CHIPS].astype(np.int64)
 
+    def scores_at(self, rows: np.ndarray) -> np.ndarray:
+        """``scores[rows]``, read from those rows only."""
+        return self.S[rows, : self.num_players, K.S_CHIPS].astype(np.int64)
+
     @property
     def winner(self) -> np.ndarray:
         """int64 [B]: the winner of each table's match once it is over (-1: none yet, or an

@@ -73,6 +73,12 @@ class TablesBase:
         view.flags.writeable = False
         return view
 
+    def scores_at(self, rows: np.ndarray) -> np.ndarray:
+        """``scores[rows]`` (rows: int64 table indices, unchecked). This builds ``scores`` whole; the
+        subclasses read just those rows (the vector environment asks, every step, for the few
+        tables of B that finished)."""
+        return self.scores[rows]
+
     @property
     def thread_stats(self) -> dict[int, int]:
         """Kernel calls so far by the number of threads they ran on."""

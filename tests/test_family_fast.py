@@ -166,3 +166,9 @@ def test_set_hidden_replaces_the_hidden_tiles_and_checks_first():
     assert ft.legal_actions(0).tolist() == legal
     assert [[t for t in range(28) if (int(ft.SS[0, s, 0, 0]) >> t) & 1] for s in range(4)] == [sorted(h) for h in new]
     assert ft.BONE[0, ft.T[0, 7]:ft.T[0, 8]].tolist() == new_bone
+
+
+def test_nbytes_counts_every_state_array():
+    # TablesBase.nbytes reads the schema as _schema (FamilyTables had it as schema only).
+    tables = FamilyTables("double_nine_cross", 3, 8, seed=0)
+    assert tables.nbytes == sum(getattr(tables, name).nbytes for name in tables.array_names) > 3 * 1000

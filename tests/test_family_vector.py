@@ -131,3 +131,73 @@ def test_relative_rewards_are_points_minus_the_others_mean_in_one_row_or_a_batch
         expected = (points - (points.sum(1, keepdims=True) - points) / (n - 1)).astype(np.float32)
         assert np.array_equal(relative(points), expected)
         assert np.array_equal(relative(points[7]), expected[7])
+
+
+@pytest.mark.parametrize("mode", ["relative", "points"])
+def test_pay_step_is_relative_of_points_plus_carried_and_clears_carried(mode):
+    # The vector step's one compiled pass against the AEC's formula (relative) written out on
+    # points + carried: rows of zeros (skipped by the pass) must be +0.0, rows where the carried
+    # points cancel the step's must clear their carried points too.
+    from nos_env.family_rewards import pay_step, relative
+
+    rng = np.random.default_rng(11)
+    for n, seats in ((2, 2), (3, 5), (4, 5), (8, 8)):
+        points = (rng.integers(-20, 40, (400, seats)) * (rng.random((400, 1)) < 0.3)).astype(np.int32)
+        carried = (rng.integers(0, 15, (400, n)) * (rng.random((400, 1)) < 0.2)).astype(np.int64)
+        carried[:5] = -points[:5, :n]  # points and carried cancel: nothing paid, carried cleared
+        total = points[:, :n] + carried
+        expected = relative(total) if mode == "relative" else total.astype(np.float32)
+        rewards = np.zeros((400, n), np.float32)
+        pay_step(points, carried, mode == "relative", rewards)
+        assert np.array_equal(rewards, expected)
+        assert not np.signbit(rewards[(total == 0).all(axis=1)]).any()
+        assert (carried == 0).all()
+        assert (total != 0).any(axis=1).sum() > 50  # the case is not all zeros
+
+
+def test_bad_actions_are_refused_range_first_whatever_the_array():
+    # One compiled pass checks int64 arrays; other dtypes and strided or read-only views take
+    # numpy's range test first: the same table and message either way, and the range (at any
+    # table) is reported before an illegal action at an earlier table.
+    venv = nos_env.vector_env(4, game="draw", seed=3)
+    _, masks, current = venv.reset()
+    tables = venv.tables
+    legal = np.array([int(np.flatnonzero(row)[0]) for row in masks])
+    illegal = np.array([int(np.flatnonzero(row == 0)[0]) for row in masks])
+    bad = legal.copy()
+    bad[0] = illegal[0]
+    bad[2] = venv.num_actions + 3
+    wide = np.zeros(8, np.int64)
+    wide[::2] = bad
+    readonly = bad.copy()
+    readonly.flags.writeable = False
+    for actions in (bad, bad.astype(np.int32), bad.astype(np.int16), wide[::2], readonly):
+        outside = rf"table 2's action {venv.num_actions + 3} is outside 0\.\.{venv.num_actions - 1};"
+        with pytest.raises(ValueError, match=outside):
+            tables.check_actions(actions)
+    one_illegal = np.where(np.arange(4) == 1, illegal, legal)
+    for actions in (one_illegal, one_illegal.astype(np.int8)):
+        with pytest.raises(ValueError, match=f"illegal action {illegal[1]} at table 1"):
+            tables.check_actions(actions)
+    with pytest.raises(ValueError, match="table 3's action -1 is outside 0"):
+        tables.check_actions(np.where(np.arange(4) == 3, -1, legal))
+    idle = np.where(np.arange(4) == 3, tables.IDLE, legal)
+    assert np.array_equal(tables.check_actions(idle, allow_idle=True), idle)
+    assert tables.check_actions(legal.astype(np.int32)).dtype == np.int64
+    np.testing.assert_array_equal(venv.current_player, current)  # nothing changed
+
+
+@pytest.mark.parametrize("game", ["all_fives", "blind", "chickenfoot", "mexican_train"])
+def test_scores_at_reads_the_rows_of_scores(game):
+    # The vector step reads the finished tables' scores through scores_at: it must be scores[rows].
+    venv = nos_env.vector_env(8, game=game, seed=4)
+    _, masks, _ = venv.reset()
+    rng = np.random.default_rng(2)
+    for _ in range(200):
+        masks = venv.step(legal_choice(masks, rng))[1]
+    tables, rows = venv.tables, np.array([6, 1, 3], np.int64)
+    if game != "blind":  # Blind scores only a finished game, which auto-reset has already replaced
+        assert tables.scores.any()  # the comparison sees points, not only zeros
+    for picked in (rows, np.arange(8, dtype=np.int64)):
+        got = tables.scores_at(picked)
+        assert got.dtype == tables.scores.dtype and np.array_equal(got, tables.scores[picked])

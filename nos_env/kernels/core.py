@@ -7,7 +7,8 @@
 - legal actions: :func:`allow` appends to a table's mask and sorted list; :func:`sample_legal`
   draws a uniformly random legal action per table from the caller's own streams;
 - :data:`IDLE`: the action that leaves a table untouched for one step;
-- the illegal-action policy: raise (:func:`first_illegal` finds the table to report) or
+- the illegal-action policy: raise (:func:`first_illegal`, or :func:`first_bad_action` with
+  the range test, finds the table to report) or
   D16 penalties (:func:`count_penalty` keeps where they came, :func:`clear_penalties`;
   :func:`first_beyond` guards the chips);
 - one step's bookkeeping: :func:`idle_step`, :func:`chips_before`, :func:`record_decision`
@@ -124,6 +125,22 @@ def sample_legal_serial(T, LEGAL, R, out):
 
 
 # ------------------------------------------------------- illegal-action policy
+@njit(**KERNEL)
+def first_bad_action(MASK, actions, low, high):
+    """One pass over int64 ``actions``: ``(b, True)`` for the first table whose action is
+    outside ``low..high-1``, else ``(b, False)`` for the first illegal one (IDLE tables are
+    skipped), else ``(-1, False)``. Checking an action array with numpy first (a range test,
+    then a copy) cost as much as this whole pass (docs/benchmarks.md, 2026-11-26)."""
+    illegal = -1
+    for b in range(actions.shape[0]):
+        a = actions[b]
+        if a < low or a >= high:
+            return b, True
+        if illegal < 0 and a != IDLE and MASK[b, a] == 0:
+            illegal = b
+    return illegal, False
+
+
 @njit(**KERNEL)
 def first_illegal(MASK, actions):
     """The first table whose action is not legal, or -1 (IDLE tables are skipped)."""
