@@ -264,7 +264,8 @@ class TrainingCallback(BaseCallback):
 
 #: What a saved model leaves out besides SB3's own exclusions: the last rollout's observations
 #: (about 11 MB of a 16 MB checkpoint at 2,048 tables). A resumed run resets its environment.
-CHECKPOINT_EXCLUDE = ["_last_obs", "_last_original_obs", "_last_episode_starts"]
+CHECKPOINT_EXCLUDE = ["_last_obs", "_last_original_obs", "_last_episode_starts",
+                      "train"]  # keep_torch_threads' wrapper: the class's train() is the one to save
 
 
 def save_checkpoint(model: MaskablePPO, run_dir: Path, snapshots: SnapshotPool, marks: dict) -> Path:
