@@ -1,8 +1,6 @@
 """Chickenfoot's batch entry points: B tables reset, stepped and observed at once.
 
 Thin loops over the shared layer (``nos_env/kernels/core.py`` says why each game writes them).
-The per-table bodies of every step (``_step_one``, ``_observe_row`` and ``observe.encode``) are
-inlined into the loops, as the family's are (``games/family/batch.py`` says why).
 """
 
 from __future__ import annotations
@@ -10,7 +8,7 @@ from __future__ import annotations
 from numba import njit, prange
 
 from ...kernels import core
-from ...kernels.core import IDLE, INLINE, KERNEL
+from ...kernels.core import IDLE, KERNEL
 from .kernels import apply_action, compute_mask, new_episode, open_hand, settle
 from .observe import encode
 from .state import MAX_SEATS, P_OVER, T_DONE, T_HAND_INDEX, T_PHASE, T_TO_MOVE
@@ -41,7 +39,7 @@ def load_hand(T, S, SSET, A, L, BONE, R, MASK, LEGAL, b, n, k, num_hands, redeal
     compute_mask(T, SSET, A, MASK, LEGAL, b, LOW, HIGH)
 
 
-@njit(**INLINE)
+@njit(**KERNEL)
 def _step_one(T, S, SSET, A, L, BONE, R, MASK, LEGAL, H, PEN, b, n, k, num_hands, redeal, LOW, HIGH, SUIT, DOUBLE_OF,
               a, points, terminated, final_scores, current, autoreset):
     if a == IDLE:
@@ -59,7 +57,7 @@ def _step_one(T, S, SSET, A, L, BONE, R, MASK, LEGAL, H, PEN, b, n, k, num_hands
     current[b] = T[b, T_TO_MOVE]
 
 
-@njit(**INLINE)
+@njit(**KERNEL)
 def _observe_row(T, S, SSET, A, L, b, n, seat, obs, O, LOW, HIGH, scale):
     if seat >= 0:
         encode(T, S, SSET, A, L, b, n, seat, obs[b], O, LOW, HIGH, scale)

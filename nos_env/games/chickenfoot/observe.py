@@ -13,7 +13,7 @@ from numba.core.extending import overload
 
 from ...family.chickenfoot_encoding import MAX_SEATS, compact_scores_at, observation_layout
 from ...kernels.bits import low_bit
-from ...kernels.core import INLINE, rel as _rel
+from ...kernels.core import KERNEL, rel as _rel
 from .kernels import foot_toe
 from .state import (
     A_COUNT, A_LAST, A_OPEN, L_ARM, L_PLACER, S_CHIPS, S_HAND, S_NHAND, S_VOID, T_BONE_END, T_BONE_TOP, T_DONE,
@@ -63,7 +63,7 @@ def _put_score_typed(obs, slot, k, value, scale, tail_at):
     return decoded
 
 
-@njit(**INLINE)
+@njit(**KERNEL)
 def encode(T, S, SSET, A, L, b, n, seat, obs, O, LOW, HIGH, scale):
     """chickenfoot_encoding.encode for one table into obs (zeroed here), float32 or compact uint8."""
     # The offsets as locals: obs and O are both arrays, so numba must assume a write to obs

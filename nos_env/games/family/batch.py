@@ -4,13 +4,6 @@ Thin loops over the shared layer (``nos_env/kernels/core.py``; its docstring say
 game writes these few lines itself: numba's cache and the speed). One compiled loop serves
 every family game: the game is in ``CFG``. The family has no penalty mode (F22), so an
 illegal action never reaches these loops (``FamilyTables.step`` refuses it first).
-
-The per-table bodies of every step (``_step_one``, ``_observe_row``, ``_observe_into`` and
-``observe.encode``) are inlined into the loops: as separate compiled functions each call passed
-every state array field by field (about a hundred arguments per table and step), which cost a
-third of the step (draw, B=4096, one thread: 1,560 -> 1,040 us with observations, 750 -> 445 us
-without; docs/benchmarks.md, 2026-11-26). ``_reset_one`` (once an episode) stays a call: inlined
-it would compile the deal and opening into the step loop a second time for nothing.
 """
 
 from __future__ import annotations
@@ -18,7 +11,7 @@ from __future__ import annotations
 from numba import njit, prange
 
 from ...kernels import core
-from ...kernels.core import IDLE, INLINE, KERNEL
+from ...kernels.core import IDLE, KERNEL
 from .kernels import apply_action, new_episode, open_hand, settle
 from .observe import encode
 from .state import T_DONE, T_HAND_INDEX, T_NHIST, T_TO_MOVE
@@ -38,7 +31,7 @@ def reset_batch(T, S, TS, SS, A, L, BONE, R, MASK, LEGAL, H, TT, CFG, ACC, table
         T[b, T_NHIST] = 0  # T_NHIST: the history of the new hand is empty
 
 
-@njit(**INLINE)
+@njit(**KERNEL)
 def _step_one(T, S, TS, SS, A, L, BONE, R, MASK, LEGAL, H, PEN, TT, CFG, ACC, b, a, rewards, terminated,
               final_scores, current, autoreset):
     seats = rewards.shape[1]
@@ -59,7 +52,7 @@ def _step_one(T, S, TS, SS, A, L, BONE, R, MASK, LEGAL, H, PEN, TT, CFG, ACC, b,
     current[b] = T[b, T_TO_MOVE]
 
 
-@njit(**INLINE)
+@njit(**KERNEL)
 def _observe_row(T, S, TS, SS, A, L, TT, CFG, b, seat, obs, compact, scale):
     if seat >= 0:
         encode(T, S, TS, SS, A, L, TT, CFG, b, seat, obs[b], compact, scale)
@@ -106,7 +99,7 @@ def observe_batch_parallel(T, S, TS, SS, A, L, TT, CFG, rows, seats, obs, compac
         _observe_into(T, S, TS, SS, A, L, TT, CFG, rows[i], seats[i], obs, i, compact, scale)
 
 
-@njit(**INLINE)
+@njit(**KERNEL)
 def _observe_into(T, S, TS, SS, A, L, TT, CFG, b, seat, obs, i, compact, scale):
     if seat >= 0:
         encode(T, S, TS, SS, A, L, TT, CFG, b, seat, obs[i], compact, scale)

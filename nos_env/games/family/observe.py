@@ -12,7 +12,7 @@ from __future__ import annotations
 from numba import njit
 
 from ...kernels.bits import low_bit
-from ...kernels.core import INLINE, rel
+from ...kernels.core import INLINE, KERNEL, rel
 from .kernels import U1, _all_tiles, _drawable, _normal_arms
 from .state import (
     A_COUNT, A_DBL_END, A_OPEN, C_ARMS, C_MAXPIP, C_MULTI, C_N, C_NT, C_PC_INDEX, C_SEATS, C_TARGET,
@@ -55,7 +55,7 @@ def _tail(obs, CFG, k, value, compact, scale):
         obs[i] = value / scale
 
 
-@njit(**INLINE)
+@njit(**KERNEL)
 def encode(T, S, TS, SS, A, L, TT, CFG, b, seat, obs, compact, scale):
     """The observation of ``seat`` at table b into ``obs`` (a row; float32 or compact uint8)."""
     for i in range(obs.shape[0]):

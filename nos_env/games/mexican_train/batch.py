@@ -1,8 +1,6 @@
 """Mexican Train's batch entry points: B tables reset, stepped and observed at once.
 
 Thin loops over the shared layer (``nos_env/kernels/core.py`` says why each game writes them).
-The per-table bodies of every step (``_step_one``, ``_observe_row`` and ``observe.encode``) are
-inlined into the loops, as the family's are (``games/family/batch.py`` says why).
 """
 
 from __future__ import annotations
@@ -10,7 +8,7 @@ from __future__ import annotations
 from numba import njit, prange
 
 from ...kernels import core
-from ...kernels.core import IDLE, INLINE, KERNEL
+from ...kernels.core import IDLE, KERNEL
 from .kernels import apply_action, compute_mask, new_episode
 from .observe import encode
 from .state import MAX_SEATS, T_DONE, T_HAND_INDEX, T_TO_MOVE
@@ -31,7 +29,7 @@ def reset_batch(T, S, A, L, SSET, TSET, BONE, R, MASK, LEGAL, n, k, rounds, firs
                    DOUBLE_OF)
 
 
-@njit(**INLINE)
+@njit(**KERNEL)
 def _step_one(T, S, A, L, SSET, TSET, BONE, R, MASK, LEGAL, H, PEN, b, n, k, a, rounds, first_seat, LOW, HIGH, SUIT,
               DOUBLE_OF, points, terminated, final_scores, current, autoreset):
     if a == IDLE:
@@ -49,7 +47,7 @@ def _step_one(T, S, A, L, SSET, TSET, BONE, R, MASK, LEGAL, H, PEN, b, n, k, a, 
     current[b] = T[b, T_TO_MOVE]
 
 
-@njit(**INLINE)
+@njit(**KERNEL)
 def _observe_row(T, S, A, SSET, TSET, b, n, seat, obs, O, LOW, HIGH, scale):
     if seat >= 0:
         encode(T, S, A, SSET, TSET, b, n, seat, obs[b], O, LOW, HIGH, scale)

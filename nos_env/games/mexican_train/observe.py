@@ -13,7 +13,7 @@ from llvmlite import ir
 from numba.core.extending import intrinsic, overload
 
 from ...family.mexican_train_encoding import FIELDS, compact_tail_at, observation_layout
-from ...kernels.core import INLINE, rel as _rel
+from ...kernels.core import INLINE, KERNEL, rel as _rel
 from .kernels import accessible, ends_in_double
 from .state import (
     A_COUNT,
@@ -111,7 +111,7 @@ def _store8(typingctx, arr, at, value):
     return sig, codegen
 
 
-@njit(**INLINE)
+@njit(**KERNEL)
 def encode(T, S, A, SSET, TSET, b, n, seat, obs, O, LOW, HIGH, scale):
     """mexican_train_encoding.encode for one table into obs (zeroed here), float32 or compact uint8."""
     o_hand, o_on_table, o_void, o_score = O[O_HAND], O[O_ON_TABLE], O[O_VOID], O[O_SCORE]
