@@ -36,7 +36,6 @@ def main(argv=None) -> None:
     from agents.family.games import make_rules
     from agents.family.greedy import FamilyGreedyAgent
     from agents.model import PolicyAgent, load_policy
-    from nos_env.games.family import state as ST
     from train.selfplay import OpponentPool, SelfPlayVecEnv
 
     policy = load_policy(a.model)
@@ -61,8 +60,7 @@ def main(argv=None) -> None:
             Z.append(policy.predict_values(th.as_tensor(zero)).numpy().ravel() / a.reward_scale)
             S.append(policy.predict_values(th.as_tensor(shuffled)).numpy().ravel() / a.reward_scale)
         tails.append(obs[:, start:].copy())
-        T = env.tables.T
-        piles = [env.tables.BONE[b, T[b, ST.T_BONE_TOP]:T[b, ST.T_BONE_END]] for b in range(len(obs))]
+        piles = [env.tables.boneyard_of(b) for b in range(len(obs))]
         bones.append([[pip[p[:1]].sum(), pip[p[:2]].sum(), pip[p[:4]].sum(), len(p)] for p in piles])
         obs, r, d, _ = env.step(agent.act_batch(obs[:, : start - 1], env.action_masks()))
         R.append(r)

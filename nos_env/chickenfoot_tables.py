@@ -61,6 +61,14 @@ class ChickenfootTables(SchemaTables):
 
     # ------------------------------------------------------------ inspection
     @property
+    def hand_sets(self) -> np.ndarray:
+        """uint64 [B, seats, words]: each seat's hand as a bit set (tile t is bit t % 64 of word
+        t // 64), a read-only view (the privileged critic reads it: train/privileged.py)."""
+        view = self.SSET[:, :, K.S_HAND, :]
+        view.flags.writeable = False
+        return view
+
+    @property
     def scores(self) -> np.ndarray:
         """int64 [B, n]: each seat's penalty total (CK12; lower is better)."""
         return -self.S[:, : self.num_players, K.S_CHIPS].astype(np.int64)

@@ -293,6 +293,19 @@ class FamilyTables(TablesBase):
     def episode_over(self) -> np.ndarray:
         return self.T[:, ST.T_DONE].astype(bool)
 
+    @property
+    def hand_sets(self) -> np.ndarray:
+        """uint64 [B, seats, words]: each seat's hand as a bit set (tile t is bit t % 64 of word
+        t // 64), a read-only view (the privileged critic reads it: train/privileged.py)."""
+        view = self.SSET[:, :, ST.S_HAND, :1]  # one word holds every tile of these sets
+        view.flags.writeable = False
+        return view
+
+    def boneyard_of(self, b: int) -> np.ndarray:
+        """Table b's boneyard, top first (tile indices; a copy)."""
+        b = self.check_table(b)
+        return self.BONE[b, self.T[b, ST.T_BONE_TOP]:self.T[b, ST.T_BONE_END]].astype(np.int64)
+
     def legal_actions(self, b: int) -> np.ndarray:
         b = self.check_table(b)
         return self.LEGAL[b, : self.T[b, ST.T_NLEGAL]].astype(np.int64)

@@ -54,6 +54,14 @@ class MexicanTrainTables(SchemaTables):
                 self.SUIT, self.DOUBLE_OF)
 
     # ------------------------------------------------------------ inspection
+    @property
+    def hand_sets(self) -> np.ndarray:
+        """uint64 [B, seats, words]: each seat's hand as a bit set (tile t is bit t % 64 of word
+        t // 64), a read-only view (the privileged critic reads it: train/privileged.py)."""
+        view = self.SSET[:, :, K.S_HAND, :]
+        view.flags.writeable = False
+        return view
+
 
     @property
     def scores(self) -> np.ndarray:

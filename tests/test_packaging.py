@@ -107,6 +107,7 @@ COMMANDS = [
     ["-m", "agents.announce", "hand"],
     ["-m", "agents.announce", "survey"],
     ["-m", "agents.announce", "compare"],
+    ["-m", "agents.announce_values"],
     ["-m", "train"],
     ["-m", "nos_env.playthrough"],
     ["-m", "nos_env.playthrough", "record"],

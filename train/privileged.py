@@ -32,20 +32,9 @@ def privileged_size(tables) -> int:
 
 def _hand_words(tables):
     """The tables' per-seat hand bit sets, uint64 [B, n, words] (tile t is bit t % 64 of word t // 64),
-    or None for tables whose hands are kept otherwise."""
-    from nos_env.chickenfoot_tables import ChickenfootTables
-    from nos_env.family_tables import FamilyTables
-    from nos_env.games import chickenfoot, mexican_train
-    from nos_env.games.family import state as ST
-    from nos_env.mexican_train_tables import MexicanTrainTables
-
-    if isinstance(tables, FamilyTables):
-        return tables.SSET[:, :, ST.S_HAND, :1]  # one word holds up to 64 tiles
-    if isinstance(tables, ChickenfootTables):
-        return tables.SSET[:, :, chickenfoot.S_HAND, :]
-    if isinstance(tables, MexicanTrainTables):  # double-twelve: 91 tiles in two words
-        return tables.SSET[:, :, mexican_train.S_HAND, :]
-    return None
+    or None for tables whose hands are kept otherwise (``hand_sets``: FamilyTables,
+    ChickenfootTables, MexicanTrainTables)."""
+    return getattr(tables, "hand_sets", None)
 
 
 def _check(tables) -> None:
