@@ -33,7 +33,7 @@ import numpy as np
 
 from nos_env.announcements import ALL_ANNOUNCEMENTS, GAME_NAMES
 
-from .announce import ANN_GAME, BUCKETS, GAMES, NUM_ANN, SurveyResult
+from .announce import ANN_GAME, BUCKETS, GAMES, NUM_ANN, SurveyResult, _clean
 from .tournament import Z95, mean_ci
 
 ANN_INDEX = {str(a): i for i, a in enumerate(ALL_ANNOUNCEMENTS)}
@@ -294,18 +294,6 @@ def _share(r: dict) -> str:
     if math.isnan(r["best_share"]):
         return "-"
     return f"{100 * r['best_share']:.1f}% ({100 * low:.1f}-{100 * high:.1f})"
-
-
-def _clean(x):
-    if isinstance(x, float) and math.isnan(x):
-        return None
-    if isinstance(x, dict):
-        return {k: _clean(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_clean(v) for v in x]
-    if isinstance(x, np.generic):
-        return _clean(x.item())
-    return x
 
 
 def main(argv: list[str] | None = None) -> None:
