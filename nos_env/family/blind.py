@@ -58,9 +58,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..kernels.tilesets import DOUBLE_NINE, DOUBLE_SIX, TileSet
+from ..kernels.tilesets import DOUBLE_NINE, DOUBLE_SIX
 from ..rng import SplitMix64
 from . import blind_encoding as enc
+from .own_rules import (TileSetRules, check_game, check_option_names, checked_players, checked_seat_or_none, is_int,
+                        restart_stream)
+from .own_rules import tile_index  # noqa: F401  (this module's tile_index, as before)
 
 GAME = "blind"
 PLAYER_COUNTS = enc.PLAYER_COUNTS
@@ -76,8 +79,10 @@ OPTIONS = {
 
 
 @dataclass(frozen=True)
-class BlindRules:
+class BlindRules(TileSetRules):
     """Blind's options (the page's "Options" table) and what follows from them."""
+
+    TILESETS = TILESETS
 
     num_players: int = DEFAULT_PLAYERS
     tileset: str = "double_six"
@@ -88,18 +93,6 @@ class BlindRules:
     num_arms: int = field(default=enc.NUM_ARMS, init=False)
     matching: str = field(default="equal", init=False)
     max_seats: int = field(default=enc.MAX_SEATS, init=False)
-
-    @property
-    def tiles(self) -> TileSet:
-        return TILESETS[self.tileset]
-
-    @property
-    def num_tiles(self) -> int:
-        return self.tiles.num_tiles
-
-    @property
-    def max_pip(self) -> int:
-        return self.tiles.max_pip
 
     @property
     def hand_size(self) -> int:
@@ -121,43 +114,18 @@ class BlindRules:
 
 def make_blind_rules(num_players: int | None = None, **options) -> BlindRules:
     """Checked rules; an unknown option or a bad value raises ValueError naming what is allowed."""
-    if num_players is None:
-        num_players = DEFAULT_PLAYERS
-    if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) \
-            or num_players not in PLAYER_COUNTS:
-        raise ValueError(f"Blind is played by 2 to 5 players, got num_players={num_players!r}")
-    for name in options:
-        if name not in OPTIONS:
-            raise ValueError(f"Blind has no option {name!r} (no drawing, hand size, score or teams: BD2, BD8); "
-                             f"its options are {', '.join(OPTIONS)}")
+    num_players = checked_players(num_players, PLAYER_COUNTS, DEFAULT_PLAYERS, "Blind is played by 2 to 5 players")
+    check_option_names(options, OPTIONS, "Blind has no option %r (no drawing, hand size, score or teams: BD2, BD8)")
     tileset = options.get("tileset", "double_six")
     if tileset not in TILESETS:
         raise ValueError(f"tileset must be {OPTIONS['tileset'][1]}, got {tileset!r}")
-    first_seat = options.get("first_seat")
-    if first_seat is not None and (isinstance(first_seat, bool) or not isinstance(first_seat, (int, np.integer))
-                                   or not 0 <= first_seat < num_players):
-        raise ValueError(f"first_seat must be None (a random starter) or a seat 0..{num_players - 1}, "
-                         f"got {first_seat!r}")
+    first_seat = checked_seat_or_none(options.get("first_seat"), num_players, "first_seat", "a random starter")
     optional_play = options.get("optional_play", False)
     if not isinstance(optional_play, (bool, np.bool_)):
         raise ValueError(f"optional_play must be {OPTIONS['optional_play'][1]}, got {optional_play!r}")
     if options.get("target_score") is not None:
         raise ValueError(f"target_score must be {OPTIONS['target_score'][1]}, got {options['target_score']!r}")
-    return BlindRules(int(num_players), tileset, None if first_seat is None else int(first_seat),
-                      bool(optional_play))
-
-
-def tile_index(tile, rules: BlindRules) -> int:
-    """A tile given as an index or as (a, b) in either order, checked."""
-    if isinstance(tile, (int, np.integer)) and not isinstance(tile, bool):
-        if 0 <= tile < rules.num_tiles:
-            return int(tile)
-    elif isinstance(tile, (tuple, list)) and len(tile) == 2:
-        key = tuple(sorted(int(x) for x in tile))
-        if key in rules.tiles.index:
-            return rules.tiles.index[key]
-    raise ValueError(f"{tile!r} is not a tile of the {rules.tiles.name} set (an index 0..{rules.num_tiles - 1} "
-                     f"or a pair (a, b) with 0 <= a, b <= {rules.max_pip})")
+    return BlindRules(num_players, tileset, first_seat, bool(optional_play))
 
 
 class BlindGame:
@@ -177,16 +145,9 @@ class BlindGame:
     # ------------------------------------------------------------- the deal
     def reset(self, seed: int | None = None) -> None:
         """A new game: from a new stream seeded with ``seed``, or the current stream (None)."""
-        if seed is not None:
-            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-                raise ValueError(f"seed must be an integer or None, got {seed!r}")
-            self.seed = int(seed)
-            self.rng = SplitMix64(self.seed)
-        elif self.rng is None:
-            self.seed = int(np.random.SeedSequence().entropy) & ((1 << 62) - 1)
-            self.rng = SplitMix64(self.seed)
+        restart_stream(self, seed)
         while True:
-            self.stream_state = self.rng.state  # where this game's draws begin (record)
+            self.stream_state = self.rng.state  # where this game's draws begin (record), each deal dealt again
             rules, rng = self.rules, self.rng
             order = list(range(rules.num_tiles))
             for i in range(rules.num_tiles - 1, 0, -1):
@@ -224,7 +185,7 @@ class BlindGame:
             raise ValueError("the rows and the set-aside tiles must hold every tile of the set exactly once")
         if setter is None:
             setter = rules.first_seat if rules.first_seat is not None else 0
-        if isinstance(setter, bool) or not isinstance(setter, (int, np.integer)) or not 0 <= setter < n:
+        if not is_int(setter) or not 0 <= setter < n:
             raise ValueError(f"setter must be a seat 0..{n - 1}, got {setter!r}")
         if scores is not None and (len(scores) != n or not all(isinstance(x, (int, np.integer)) for x in scores)):
             raise ValueError(f"scores must be {n} integers, got {scores!r}")
@@ -381,7 +342,7 @@ class BlindGame:
         legal = self.legal_actions()
         if self.done:
             raise ValueError("the game is over: no action is legal")
-        if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or int(action) not in legal:
+        if not is_int(action) or int(action) not in legal:
             shown = ", ".join(f"{a} ({enc.describe(a, self.rules)})" for a in legal)
             raise ValueError(f"action {action!r} is not legal for seat {self.to_move}; legal: {shown}")
         action = int(action)
@@ -400,8 +361,7 @@ class BlindGame:
         return list(self._points)
 
     def observe(self, seat: int, dtype: str = "float32", score_scale: float = 100.0) -> np.ndarray:
-        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) \
-                or not 0 <= seat < self.rules.num_players:
+        if not is_int(seat) or not 0 <= seat < self.rules.num_players:
             raise ValueError(f"seat must be 0..{self.rules.num_players - 1}, got {seat!r}")
         return enc.encode(self, int(seat), dtype, score_scale)
 
@@ -498,6 +458,5 @@ class BlindGame:
 
 def make_rules(game: str = GAME, num_players: int | None = None, **options) -> BlindRules:
     """``rules.make_rules("blind", ...)``'s Blind part."""
-    if game != GAME:
-        raise ValueError(f"nos_env.family.blind makes rules for {GAME!r} only, got {game!r}")
+    check_game(game, GAME, "nos_env.family.blind")
     return make_blind_rules(num_players, **options)

@@ -22,9 +22,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..kernels.tilesets import DOUBLE_NINE, DOUBLE_TWELVE, TileSet
+from ..kernels.tilesets import DOUBLE_NINE, DOUBLE_TWELVE
 from ..rng import SplitMix64
 from . import chickenfoot_encoding as enc
+from .own_rules import TileSetRules, check_game, check_option_names, checked_players, restart_stream
 
 GAME = "chickenfoot"
 PLAYER_COUNTS = enc.PLAYER_COUNTS
@@ -51,8 +52,10 @@ def hand_size_for(num_tiles: int, num_players: int) -> int:
 
 
 @dataclass(frozen=True)
-class ChickenfootRules:
+class ChickenfootRules(TileSetRules):
     """Chickenfoot's options (the page's "Options" table) and what follows from them."""
+
+    TILESETS = TILESETS
 
     num_players: int = DEFAULT_PLAYERS
     tileset: str = "double_nine"
@@ -63,18 +66,6 @@ class ChickenfootRules:
     matching: str = field(default="equal", init=False)
     max_seats: int = field(default=enc.MAX_SEATS, init=False)
     teams: bool = field(default=False, init=False)
-
-    @property
-    def tiles(self) -> TileSet:
-        return TILESETS[self.tileset]
-
-    @property
-    def num_tiles(self) -> int:
-        return self.tiles.num_tiles
-
-    @property
-    def max_pip(self) -> int:
-        return self.tiles.max_pip
 
     @property
     def num_arms(self) -> int:
@@ -106,15 +97,9 @@ class ChickenfootRules:
 
 def make_chickenfoot_rules(num_players: int | None = None, **options) -> ChickenfootRules:
     """Checked rules; an unknown option or a bad value raises ValueError naming what is allowed."""
-    if num_players is None:
-        num_players = DEFAULT_PLAYERS
-    if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) \
-            or num_players not in PLAYER_COUNTS:
-        raise ValueError(f"Chickenfoot is played by 2 to 8 players (CK1), got num_players={num_players!r}")
-    for name in options:
-        if name not in OPTIONS:
-            raise ValueError(f"Chickenfoot has no option {name!r} (hand sizes are fixed by CK2, no teams); "
-                             f"its options are {', '.join(OPTIONS)}")
+    num_players = checked_players(num_players, PLAYER_COUNTS, DEFAULT_PLAYERS,
+                                  "Chickenfoot is played by 2 to 8 players (CK1)")
+    check_option_names(options, OPTIONS, "Chickenfoot has no option %r (hand sizes are fixed by CK2, no teams)")
     values = {}
     for name, allowed in (("tileset", tuple(TILESETS)), ("missing_set", MISSING_SET), ("match", MATCHES)):
         value = options.get(name, OPTIONS[name][0])
@@ -123,13 +108,12 @@ def make_chickenfoot_rules(num_players: int | None = None, **options) -> Chicken
         values[name] = value
     if options.get("target_score") is not None:
         raise ValueError(f"target_score must be {OPTIONS['target_score'][1]}, got {options['target_score']!r}")
-    return ChickenfootRules(int(num_players), **values)
+    return ChickenfootRules(num_players, **values)
 
 
 def make_rules(game: str = GAME, num_players: int | None = None, **options) -> ChickenfootRules:
     """``rules.make_rules("chickenfoot", ...)``'s Chickenfoot part."""
-    if game != GAME:
-        raise ValueError(f"nos_env.family.chickenfoot makes rules for {GAME!r} only, got {game!r}")
+    check_game(game, GAME, "nos_env.family.chickenfoot")
     return make_chickenfoot_rules(num_players, **options)
 
 
@@ -317,15 +301,7 @@ class ChickenfootGame:
     # ------------------------------------------------------------- the deal
     def reset(self, seed: int | None = None) -> None:
         """A new match: from a new stream seeded with ``seed``, or the current stream (None)."""
-        if seed is not None:
-            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-                raise ValueError(f"seed must be an integer or None, got {seed!r}")
-            self.seed = int(seed)
-            self.rng = SplitMix64(self.seed)
-        elif self.rng is None:
-            self.seed = int(np.random.SeedSequence().entropy) & ((1 << 62) - 1)
-            self.rng = SplitMix64(self.seed)
-        self.stream_state = self.rng.state
+        restart_stream(self, seed)
         self._from_deal = None
         self._start_match(None)
         self.hand = self._deal_hand(0)

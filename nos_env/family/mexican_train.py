@@ -25,9 +25,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..kernels.tilesets import DOUBLE_NINE, DOUBLE_TWELVE, TileSet
+from ..kernels.tilesets import DOUBLE_NINE, DOUBLE_TWELVE
 from ..rng import SplitMix64
 from . import mexican_train_encoding as enc
+from .own_rules import (TileSetRules, check_game, check_option_names, checked_players, checked_seat_or_none,
+                        restart_stream)
+from .own_rules import is_int as _is_int
+from .own_rules import tile_index  # noqa: F401  (this module's tile_index, as before)
 
 GAME = "mexican_train"
 PLAYER_COUNTS = enc.PLAYER_COUNTS
@@ -51,8 +55,10 @@ OWE_NONE, OWE_SECOND, OWE_THIRD = 0, 1, 2
 
 
 @dataclass(frozen=True)
-class MexicanTrainRules:
+class MexicanTrainRules(TileSetRules):
     """Mexican Train's options (the page's "Options" table) and what follows from them."""
+
+    TILESETS = TILESETS
 
     num_players: int = DEFAULT_PLAYERS
     tileset: str = "double_twelve"
@@ -63,18 +69,6 @@ class MexicanTrainRules:
     matching: str = field(default="equal", init=False)
     max_seats: int = field(default=enc.MAX_SEATS, init=False)
     target_score: None = field(default=None, init=False)
-
-    @property
-    def tiles(self) -> TileSet:
-        return TILESETS[self.tileset]
-
-    @property
-    def num_tiles(self) -> int:
-        return self.tiles.num_tiles
-
-    @property
-    def max_pip(self) -> int:
-        return self.tiles.max_pip
 
     @property
     def hand_size(self) -> int:
@@ -97,19 +91,11 @@ class MexicanTrainRules:
         return {"tileset": self.tileset, "rounds": self.rounds, "first_seat": self.first_seat}
 
 
-def _is_int(x) -> bool:
-    return not isinstance(x, bool) and isinstance(x, (int, np.integer))
-
-
 def make_mexican_train_rules(num_players: int | None = None, **options) -> MexicanTrainRules:
     """Checked rules; an unknown option or a bad value raises ValueError naming what is allowed."""
-    if num_players is None:
-        num_players = DEFAULT_PLAYERS
-    if not _is_int(num_players) or num_players not in PLAYER_COUNTS:
-        raise ValueError(f"Mexican Train is played by 2 to 8 players (MT2), got num_players={num_players!r}")
-    for name in options:
-        if name not in OPTIONS:
-            raise ValueError(f"Mexican Train has no option {name!r}; its options are {', '.join(OPTIONS)}")
+    num_players = checked_players(num_players, PLAYER_COUNTS, DEFAULT_PLAYERS,
+                                  "Mexican Train is played by 2 to 8 players (MT2)")
+    check_option_names(options, OPTIONS, "Mexican Train has no option %r")
     tileset = options.get("tileset", "double_twelve")
     if tileset not in TILESETS:
         raise ValueError(f"tileset must be {OPTIONS['tileset'][1]}, got {tileset!r}")
@@ -118,31 +104,13 @@ def make_mexican_train_rules(num_players: int | None = None, **options) -> Mexic
     if rounds is not None and (not _is_int(rounds) or not 1 <= rounds <= most):
         raise ValueError(f"rounds must be None (the full match of {most}) or an integer 1..{most} on the "
                          f"{tileset} set (MT1), got {rounds!r}")
-    first_seat = options.get("first_seat")
-    if first_seat is not None and (not _is_int(first_seat) or not 0 <= first_seat < num_players):
-        raise ValueError(f"first_seat must be None (a random first starter) or a seat 0..{num_players - 1}, "
-                         f"got {first_seat!r}")
-    return MexicanTrainRules(int(num_players), tileset, None if rounds is None else int(rounds),
-                             None if first_seat is None else int(first_seat))
+    first_seat = checked_seat_or_none(options.get("first_seat"), num_players, "first_seat", "a random first starter")
+    return MexicanTrainRules(num_players, tileset, None if rounds is None else int(rounds), first_seat)
 
 
 def make_rules(game: str = GAME, num_players: int | None = None, **options) -> MexicanTrainRules:
-    if game != GAME:
-        raise ValueError(f"nos_env.family.mexican_train makes rules for {GAME!r} only, got {game!r}")
+    check_game(game, GAME, "nos_env.family.mexican_train")
     return make_mexican_train_rules(num_players, **options)
-
-
-def tile_index(tile, rules) -> int:
-    """A tile given as an index or as (a, b) in either order, checked."""
-    if _is_int(tile):
-        if 0 <= tile < rules.num_tiles:
-            return int(tile)
-    elif isinstance(tile, (tuple, list)) and len(tile) == 2:
-        key = tuple(sorted(int(x) for x in tile))
-        if key in rules.tiles.index:
-            return rules.tiles.index[key]
-    raise ValueError(f"{tile!r} is not a tile of the {rules.tiles.name} set (an index 0..{rules.num_tiles - 1} "
-                     f"or a pair (a, b) with 0 <= a, b <= {rules.max_pip})")
 
 
 class Round:
@@ -315,15 +283,7 @@ class MexicanTrainGame:
     # ------------------------------------------------------------- the deal
     def reset(self, seed: int | None = None) -> None:
         """A new match: from a new stream seeded with ``seed``, or the current stream (None)."""
-        if seed is not None:
-            if not _is_int(seed):
-                raise ValueError(f"seed must be an integer or None, got {seed!r}")
-            self.seed = int(seed)
-            self.rng = SplitMix64(self.seed)
-        elif self.rng is None:
-            self.seed = int(np.random.SeedSequence().entropy) & ((1 << 62) - 1)
-            self.rng = SplitMix64(self.seed)
-        self.stream_state = self.rng.state
+        restart_stream(self, seed)
         self._begin([0] * self.rules.num_players)
         self._deal(0)
 
