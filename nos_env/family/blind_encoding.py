@@ -64,7 +64,7 @@ from functools import cache
 import numpy as np
 
 from .compact_form import (  # noqa: F401 (OBSERVATION_DTYPES, SCORE_FIELDS, TAIL_FIELDS: the contract's names, here too)
-    OBSERVATION_DTYPES, SCORE_FIELDS, TAIL_FIELDS, CompactForm, check_observation_dtype, stack_fields)
+    OBSERVATION_DTYPES, SCORE_FIELDS, TAIL_FIELDS, CompactForm, check_observation_dtype, field_shapes, lay_out)
 
 NUM_ARMS = 2
 MAX_SEATS = 5
@@ -149,6 +149,12 @@ def parse(text: str, rules) -> int:
 
 
 # -------------------------------------------------------------- observation
+#: the observation's fields, in order (shapes: compact_form.field_shapes and _layout's own)
+FIELDS = ("num_players", "phase", "turned_up", "on_table", "placer", "tile_arm", "set_tile", "arm_exists", "arm_open",
+          "arm_count", "arm_playable", "arm_double_end", "seat_present", "seat_to_move", "seat_hand_size",
+          "seat_unseen", "row_seen", "row_place", "unseen", "set_aside", "seat_score", "target")
+
+
 def observation_layout(rules) -> "OrderedDict[str, tuple[int, int, tuple[int, ...]]]":
     """name -> (start, stop, shape) in the float32 observation (a new dict each call)."""
     return OrderedDict(_layout(rules.num_tiles, rules.max_pip))
@@ -157,31 +163,9 @@ def observation_layout(rules) -> "OrderedDict[str, tuple[int, int, tuple[int, ..
 @cache
 def _layout(n_t: int, m: int) -> "OrderedDict[str, tuple[int, int, tuple[int, ...]]]":
     s = MAX_SEATS
-    fields = [
-        ("num_players", (len(PLAYER_COUNTS),)),
-        ("phase", (4,)),
-        ("turned_up", (n_t,)),
-        ("on_table", (n_t,)),
-        ("placer", (n_t, s)),
-        ("tile_arm", (n_t, NUM_ARMS + 1)),
-        ("set_tile", (n_t,)),
-        ("arm_exists", (NUM_ARMS,)),
-        ("arm_open", (NUM_ARMS, m + 1)),
-        ("arm_count", (NUM_ARMS,)),
-        ("arm_playable", (NUM_ARMS,)),
-        ("arm_double_end", (NUM_ARMS,)),
-        ("seat_present", (s,)),
-        ("seat_to_move", (s,)),
-        ("seat_hand_size", (s,)),
-        ("seat_unseen", (s,)),
-        ("row_seen", (s, n_t)),
-        ("row_place", (s, n_t)),
-        ("unseen", (n_t,)),
-        ("set_aside", (1,)),
-        ("seat_score", (s,)),
-        ("target", (1,)),
-    ]
-    return stack_fields(fields)
+    shapes = field_shapes(len(PLAYER_COUNTS), n_t, m, s, NUM_ARMS)
+    shapes.update(seat_unseen=(s,), row_seen=(s, n_t), row_place=(s, n_t), unseen=(n_t,), set_aside=(1,))
+    return lay_out(FIELDS, shapes)
 
 
 #: sizes, tail, packing and decoding of the compact form (nos_env/family/compact_form.py)

@@ -69,7 +69,7 @@ from functools import cache
 import numpy as np
 
 from .compact_form import (  # noqa: F401 (OBSERVATION_DTYPES, SCORE_FIELDS, TAIL_FIELDS: the contract's names, here too)
-    OBSERVATION_DTYPES, SCORE_FIELDS, TAIL_FIELDS, CompactForm, check_observation_dtype, stack_fields)
+    OBSERVATION_DTYPES, SCORE_FIELDS, TAIL_FIELDS, CompactForm, check_observation_dtype, field_shapes, lay_out)
 
 MAX_SEATS = 8
 PLAYER_COUNTS = tuple(range(2, MAX_SEATS + 1))
@@ -165,6 +165,13 @@ def parse(text: str, rules) -> int:
 
 
 # -------------------------------------------------------------- observation
+#: the observation's fields, in order (shapes: compact_form.field_shapes and _layout's own)
+FIELDS = ("num_players", "phase", "hand", "on_table", "placer", "tile_arm", "set_tile", "arm_exists", "arm_open",
+          "arm_count", "arm_playable", "arm_double_end", "seat_present", "seat_to_move", "seat_hand_size",
+          "seat_partner", "seat_void", "boneyard_size", "boneyard_drawable", "foot_left", "foot_number", "foot_toe",
+          "hand_number", "hands_left", "seat_score", "target")
+
+
 def observation_layout(rules) -> "OrderedDict[str, tuple[int, int, tuple[int, ...]]]":
     """name -> (start, stop, shape) in the float32 observation (a new dict each call)."""
     return OrderedDict(_layout(rules.num_tiles, rules.max_pip))
@@ -173,35 +180,9 @@ def observation_layout(rules) -> "OrderedDict[str, tuple[int, int, tuple[int, ..
 @cache
 def _layout(N: int, M: int) -> "OrderedDict[str, tuple[int, int, tuple[int, ...]]]":
     S, A = MAX_SEATS, num_arms_for(M)
-    shapes = [
-        ("num_players", (len(PLAYER_COUNTS),)),
-        ("phase", (4,)),
-        ("hand", (N,)),
-        ("on_table", (N,)),
-        ("placer", (N, S)),
-        ("tile_arm", (N, A + 1)),
-        ("set_tile", (N,)),
-        ("arm_exists", (A,)),
-        ("arm_open", (A, M + 1)),
-        ("arm_count", (A,)),
-        ("arm_playable", (A,)),
-        ("arm_double_end", (A,)),
-        ("seat_present", (S,)),
-        ("seat_to_move", (S,)),
-        ("seat_hand_size", (S,)),
-        ("seat_partner", (S,)),
-        ("seat_void", (S, N)),
-        ("boneyard_size", (1,)),
-        ("boneyard_drawable", (1,)),
-        ("foot_left", (1,)),
-        ("foot_number", (M + 1,)),
-        ("foot_toe", (A,)),
-        ("hand_number", (1,)),
-        ("hands_left", (1,)),
-        ("seat_score", (S,)),
-        ("target", (1,)),
-    ]
-    return stack_fields(shapes)
+    shapes = field_shapes(len(PLAYER_COUNTS), N, M, S, A)
+    shapes.update(foot_left=(1,), foot_number=(M + 1,), foot_toe=(A,), hand_number=(1,), hands_left=(1,))
+    return lay_out(FIELDS, shapes)
 
 
 #: sizes, tail, packing and decoding of the compact form (nos_env/family/compact_form.py)

@@ -34,6 +34,26 @@ def stack_fields(fields) -> Layout:
     return layout
 
 
+def field_shapes(num_counts: int, n_t: int, m: int, seats: int, arms: int) -> dict[str, tuple[int, ...]]:
+    """The shape of each observation field that more than one family encoding has, by name, for
+    ``num_counts`` allowed player counts, ``n_t`` tiles, pips 0..``m``, ``seats`` seat slots and
+    ``arms`` open ends. One vocabulary, so that a field means the same thing (and has the same
+    shape) in every game that has it; each encoding picks its fields, in its order, and adds its own."""
+    return {
+        "num_players": (num_counts,), "phase": (4,), "hand": (n_t,), "turned_up": (n_t,), "on_table": (n_t,),
+        "placer": (n_t, seats), "tile_arm": (n_t, arms + 1), "set_tile": (n_t,), "arm_exists": (arms,),
+        "arm_open": (arms, m + 1), "arm_count": (arms,), "arm_playable": (arms,), "arm_double_end": (arms,),
+        "seat_present": (seats,), "seat_to_move": (seats,), "seat_hand_size": (seats,), "seat_partner": (seats,),
+        "seat_void": (seats, n_t), "boneyard_size": (1,), "boneyard_drawable": (1,), "seat_score": (seats,),
+        "target": (1,),
+    }
+
+
+def lay_out(names, shapes: dict[str, tuple[int, ...]]) -> Layout:
+    """``stack_fields`` of the fields ``names``, in that order, with their ``shapes``."""
+    return stack_fields((name, shapes[name]) for name in names)
+
+
 def check_observation_dtype(dtype: object) -> str:
     name = np.dtype(dtype).name if isinstance(dtype, (type, np.dtype)) else dtype
     if name not in OBSERVATION_DTYPES:

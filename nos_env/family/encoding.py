@@ -22,6 +22,7 @@ from collections import OrderedDict
 import numpy as np
 
 from ..kernels.tilesets import tile_set
+from .compact_form import field_shapes, lay_out
 from .rules import FamilyRules, player_counts
 
 PHASES = ("opening", "play", "drawn", "continuing")
@@ -154,38 +155,17 @@ SCORE_FIELDS = ("seat_score", "target")
 OBSERVATION_DTYPES = ("uint8", "float32")
 
 
+#: the observation's fields, in order (their shapes: compact_form.field_shapes)
+FIELDS = ("num_players", "phase", "hand", "on_table", "placer", "tile_arm", "set_tile", "arm_exists", "arm_open",
+          "arm_count", "arm_playable", "arm_double_end", "seat_present", "seat_to_move", "seat_hand_size",
+          "seat_partner", "seat_void", "boneyard_size", "boneyard_drawable", "seat_score", "target")
+
+
 def observation_layout(rules: FamilyRules) -> "OrderedDict[str, tuple[int, int, tuple[int, ...]]]":
     """name -> (start, stop, shape) of the float32 observation of this game and tile set."""
-    N, A, M, S = rules.num_tiles, rules.num_arms, rules.max_pip, rules.max_seats
-    shapes = [
-        ("num_players", (len(player_counts(rules.game)),)),
-        ("phase", (4,)),
-        ("hand", (N,)),
-        ("on_table", (N,)),
-        ("placer", (N, S)),
-        ("tile_arm", (N, A + 1)),
-        ("set_tile", (N,)),
-        ("arm_exists", (A,)),
-        ("arm_open", (A, M + 1)),
-        ("arm_count", (A,)),
-        ("arm_playable", (A,)),
-        ("arm_double_end", (A,)),
-        ("seat_present", (S,)),
-        ("seat_to_move", (S,)),
-        ("seat_hand_size", (S,)),
-        ("seat_partner", (S,)),
-        ("seat_void", (S, N)),
-        ("boneyard_size", (1,)),
-        ("boneyard_drawable", (1,)),
-        ("seat_score", (S,)),
-        ("target", (1,)),
-    ]
-    layout, at = OrderedDict(), 0
-    for name, shape in shapes:
-        size = int(np.prod(shape))
-        layout[name] = (at, at + size, shape)
-        at += size
-    return layout
+    shapes = field_shapes(len(player_counts(rules.game)), rules.num_tiles, rules.max_pip, rules.max_seats,
+                          rules.num_arms)
+    return lay_out(FIELDS, shapes)
 
 
 def observation_size(rules: FamilyRules, dtype="float32") -> int:

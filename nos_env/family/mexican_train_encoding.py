@@ -63,7 +63,7 @@ from functools import cache
 import numpy as np
 
 from .compact_form import (  # noqa: F401 (OBSERVATION_DTYPES, SCORE_FIELDS, TAIL_FIELDS: the contract's names, here too)
-    OBSERVATION_DTYPES, SCORE_FIELDS, TAIL_FIELDS, CompactForm, check_observation_dtype, stack_fields)
+    OBSERVATION_DTYPES, SCORE_FIELDS, TAIL_FIELDS, CompactForm, check_observation_dtype, field_shapes, lay_out)
 
 NUM_ARMS = 9
 MEXICAN = 8  # the Mexican train's arm (action and observation, MT13)
@@ -167,14 +167,9 @@ def observation_layout(rules) -> "OrderedDict[str, tuple[int, int, tuple[int, ..
 @cache
 def _layout(n_t: int, m: int) -> "OrderedDict[str, tuple[int, int, tuple[int, ...]]]":
     s, a = MAX_SEATS, NUM_ARMS
-    shapes = {
-        "num_players": (len(PLAYER_COUNTS),), "phase": (4,), "hand": (n_t,), "on_table": (n_t,),
-        "set_tile": (n_t,), "arm_exists": (a,), "arm_open": (a, m + 1), "arm_count": (a,), "arm_playable": (a,),
-        "arm_double_end": (a,), "arm_marked": (a,), "seat_present": (s,), "seat_to_move": (s,),
-        "seat_hand_size": (s,), "seat_void": (s, n_t), "boneyard_size": (1,), "rounds_left": (1,),
-        "seat_score": (s,), "target": (1,),
-    }
-    return stack_fields((name, shapes[name]) for name in FIELDS)
+    shapes = field_shapes(len(PLAYER_COUNTS), n_t, m, s, a)
+    shapes.update(arm_marked=(a,), rounds_left=(1,))
+    return lay_out(FIELDS, shapes)
 
 
 #: sizes, tail, packing and decoding of the compact form (nos_env/family/compact_form.py)
