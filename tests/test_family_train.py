@@ -50,6 +50,23 @@ def test_shipped_family_configs_load(path):
     assert c.env.game in path.stem and c.run.name == path.stem
 
 
+@pytest.mark.parametrize("path", FAMILY_CONFIGS, ids=[p.stem for p in FAMILY_CONFIGS])
+def test_shipped_family_configs_state_their_train_command(path):
+    header = [line for line in path.read_text().splitlines() if line.startswith("#")]
+    assert any(f"-m train --config configs/family/{path.name}" in line for line in header), path.name
+
+
+@pytest.mark.parametrize("stem", ["chickenfoot_quick", "mexican_train_quick"])
+def test_issue_16_configs_state_their_result_and_evaluation_command(stem):
+    """Issue 16's configs say what their model measured and the tournament that measured it
+    (docs/family.md, "Mexican Train and Chickenfoot")."""
+    path = ROOT / "configs" / "family" / f"{stem}.yaml"
+    game = load_config(path).env.game
+    header = "\n".join(line for line in path.read_text().splitlines() if line.startswith("#"))
+    assert "Result" in header and "Greedy" in header
+    assert f"nos-tournament --game {game}" in header and "greedy greedy greedy" in header
+
+
 def test_self_play_rewards_are_relative_points():
     # Every finished episode's rewards add up to the learner's points minus the mean of the
     # others' (those the steps reported), for every table.
