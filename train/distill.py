@@ -1,0 +1,235 @@
+"""Distilling a teacher agent into the policy before PPO: the config's ``distill`` section.
+
+Why: PPO learns from the outcome of a whole hand, and in the family games the margin to find
+over Greedy (the 1 to 3 points a hand the determinized Search wins) is smaller than a hand's
+noise; hinted PPO runs of 3M steps ended level with Greedy (docs/family.md). A teacher that
+already plays better gives a signal at every decision instead: what it would play here.
+
+Two steps, run by ``train.trainer.train`` on a new run (never on ``--resume``: the checkpoint
+holds the distilled network already):
+
+1. :func:`collect_labels`: the teacher (``distill.teacher``, an agent of the game, e.g. the
+   family's ``search``) plays the learner's seat of a :class:`train.selfplay.SelfPlayVecEnv`
+   built like the training one (the same opponents, hint and observation), on tables of their
+   own seed. At every learner decision with more than one legal action it records the
+   observation exactly as the policy will read it (hint and critic tail included), the mask
+   and the teacher's choice. Forced decisions teach nothing and are skipped.
+2. :func:`behaviour_clone`: cross-entropy of the policy's masked distribution toward the
+   teacher's choices (the actor and the shared first layer; the critic's own layers are left
+   to PPO), with a held-out share to report how well the student matches the teacher.
+
+PPO then goes on from the distilled network (``run.total_timesteps`` may be 0 to keep the
+distilled policy as it is). The table of what each game reached is in docs/family.md.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import torch as th
+
+from agents.base import BatchContext
+
+#: The collection tables deal from ``run.seed + LABEL_SEED_OFFSET + b``: never the PPO tables'
+#: deals (``run.seed + b``), and never an evaluation's (the tournament's own streams).
+LABEL_SEED_OFFSET = 7_000_001
+
+
+def raw_observation_size(env) -> int:
+    """The floats of the game's own observation in ``env``'s rows (without the hint and the
+    critic-only tail that follow it): what an agent is shown."""
+    hint = 1 if env.hint_agent is not None else 0
+    return int(env.observation_space.shape[0]) - hint - int(env.privileged_size)
+
+
+def collect_labels(env, teacher, decisions: int, log=None) -> dict:
+    """Play ``env``'s tables with ``teacher`` in the learner's seat until ``decisions`` learner
+    decisions with more than one legal action are recorded; returns ``obs`` (float32, as the
+    policy reads them), ``masks`` (bool), ``actions`` (int64, the teacher's choices),
+    ``hint`` (int64, the Greedy/Tactics hint's choice, -1 without a hint) and ``seconds``.
+
+    The teacher is asked once per step for every table, with a ``BatchContext`` naming the
+    tables and the learner's seats (Search reads the public structure of the table from it)."""
+    if decisions < 1:
+        raise ValueError(f"decisions must be positive, got {decisions}")
+    B = env.num_envs
+    size = raw_observation_size(env)
+    rows = np.arange(B)
+    kept_obs, kept_masks, kept_actions = [], [], []
+    count = 0
+    start = time.perf_counter()
+    obs = env.reset()
+    while count < decisions:
+        masks = env.action_masks()
+        context = BatchContext(tables=env.tables, table_index=rows, seats=env.learner.copy())
+        actions = np.asarray(teacher.act_batch(obs[:, :size], masks, context), np.int64)
+        if not masks[rows, actions].all():
+            b = int(np.flatnonzero(~masks[rows, actions])[0])
+            raise RuntimeError(f"the teacher {getattr(teacher, 'name', teacher)!r} chose the illegal action "
+                               f"{actions[b]} at table {b}")
+        choice = masks.sum(axis=1) > 1
+        take = np.flatnonzero(choice)[: decisions - count]
+        kept_obs.append(obs[take].astype(np.float32, copy=True))
+        kept_masks.append(masks[take].copy())
+        kept_actions.append(actions[take].copy())
+        count += len(take)
+        if log is not None:
+            log(count, time.perf_counter() - start)
+        env.step_async(actions)
+        obs, _, _, _ = env.step_wait()
+    data = {"obs": np.concatenate(kept_obs), "masks": np.concatenate(kept_masks),
+            "actions": np.concatenate(kept_actions), "seconds": time.perf_counter() - start}
+    data["hint"] = (data["obs"][:, size].astype(np.int64) if env.hint_agent is not None
+                    else np.full(len(data["actions"]), -1, np.int64))
+    return data
+
+
+def save_labels(path, data: dict) -> None:
+    """Write collected labels (compressed: the observations are mostly zeros)."""
+    np.savez_compressed(path, obs=data["obs"], masks=data["masks"], actions=data["actions"], hint=data["hint"],
+                        seconds=np.float64(data["seconds"]))
+
+
+def load_labels(path, env) -> dict:
+    """Labels written by :func:`save_labels`, checked against ``env``'s observation and action sizes."""
+    with np.load(path) as f:
+        data = {key: f[key] for key in ("obs", "masks", "actions", "hint")}
+        data["seconds"] = float(f["seconds"])
+    size, actions = int(env.observation_space.shape[0]), int(env.action_space.n)
+    if data["obs"].shape[1] != size or data["masks"].shape[1] != actions:
+        raise ValueError(f"{path} holds observations of {data['obs'].shape[1]} floats and {data['masks'].shape[1]} "
+                         f"actions; this run's are {size} and {actions} (another game, hint or critic tail)")
+    return data
+
+
+def _mode(policy, obs: th.Tensor, masks: np.ndarray) -> np.ndarray:
+    """The policy's deterministic choices (its masked argmax) for a batch."""
+    with th.no_grad():
+        dist = policy.get_distribution(obs, action_masks=masks)
+        return dist.mode().numpy().astype(np.int64)
+
+
+def behaviour_clone(policy, data: dict, epochs: int, batch_size: int, learning_rate: float,
+                    holdout: float = 0.1, seed: int = 0, log=None) -> list[dict]:
+    """Fit ``policy``'s masked action distribution to ``data["actions"]`` (cross-entropy), for
+    ``epochs`` passes in minibatches of ``batch_size``, with its own Adam (PPO's optimizer and
+    its moments are left as they are). The last ``holdout`` share of the labels (in collection
+    order: later hands) is never trained on; each epoch's row reports the loss on both parts,
+    how often the policy's argmax is the teacher's choice (``holdout_agree``), and the same on
+    the held-out decisions where the teacher departed from the hint (``holdout_agree_departures``,
+    NaN without a hint or such decisions). Returns the rows (epoch 0: before any update)."""
+    if epochs < 0 or batch_size < 1 or not learning_rate > 0 or not 0 <= holdout < 1:
+        raise ValueError("epochs >= 0, batch_size >= 1, learning_rate > 0 and 0 <= holdout < 1 are required")
+    n = len(data["actions"])
+    n_hold = int(round(n * holdout))
+    n_train = n - n_hold
+    if n_train < 1:
+        raise ValueError(f"{n} labels leave none to train on with holdout {holdout}")
+    obs = th.as_tensor(data["obs"])
+    masks = np.asarray(data["masks"], bool)
+    actions = th.as_tensor(data["actions"])
+    departs = (data["hint"] >= 0) & (data["hint"] != data["actions"])
+    # The loss reaches the actor and the shared first layer only; the critic's own layers get no gradient.
+    params = [p for p in policy.parameters() if p.requires_grad]
+    optimizer = th.optim.Adam(params, lr=learning_rate, eps=1e-5)
+    generator = np.random.default_rng([seed, 0xD157])
+    policy.set_training_mode(True)
+
+    def loss_of(index: np.ndarray) -> float:
+        total = 0.0
+        with th.no_grad():
+            for first in range(0, len(index), 4096):
+                part = index[first: first + 4096]
+                _, log_p, _ = policy.evaluate_actions(obs[part], actions[part], action_masks=masks[part])
+                total -= float(log_p.sum())
+        return total / max(1, len(index))
+
+    def row(epoch: int, seconds: float) -> dict:
+        train_index, hold_index = np.arange(n_train), np.arange(n_train, n)
+        out = {"epoch": epoch, "labels": n_train, "holdout": n_hold, "seconds": seconds,
+               "train_loss": loss_of(train_index), "holdout_loss": loss_of(hold_index) if n_hold else float("nan")}
+        for name, index in (("holdout_agree", hold_index), ("holdout_agree_departures", hold_index[departs[hold_index]])):
+            agree = (_mode(policy, obs[index], masks[index]) == data["actions"][index]) if len(index) else []
+            out[name] = float(np.mean(agree)) if len(index) else float("nan")
+        out["holdout_departures"] = int(departs[hold_index].sum())
+        return out
+
+    start = time.perf_counter()
+    rows = [row(0, 0.0)]
+    if log is not None:
+        log(rows[-1])
+    for epoch in range(1, epochs + 1):
+        order = generator.permutation(n_train)
+        for first in range(0, n_train, batch_size):
+            part = order[first: first + batch_size]
+            _, log_p, _ = policy.evaluate_actions(obs[part], actions[part], action_masks=masks[part])
+            loss = -log_p.mean()
+            optimizer.zero_grad()
+            loss.backward()
+            th.nn.utils.clip_grad_norm_(params, 1.0)
+            optimizer.step()
+        rows.append(row(epoch, time.perf_counter() - start))
+        if log is not None:
+            log(rows[-1])
+    policy.set_training_mode(False)
+    return rows
+
+
+def _progress(total: int, every: float = 60.0):
+    """A collection log that prints a line a minute (a teacher such as Search labels tens a second)."""
+    last = [0.0]
+
+    def log(count: int, seconds: float) -> None:
+        if seconds - last[0] >= every or count >= total:
+            last[0] = seconds
+            print(f"distill: {count:,}/{total:,} labels in {seconds:.0f} s ({count / max(seconds, 1e-9):.0f}/s)",
+                  flush=True)
+
+    return log
+
+
+def distill_policy(config, policy, run_dir, make_env) -> dict:
+    """The ``distill`` section's two steps for a new run: collect ``distill.decisions`` labels
+    with the teacher (on ``distill.num_envs`` tables of their own seed, built by ``make_env``
+    from the run's config: the same game, opponents, hint and critic tail), clone them into
+    ``policy``, and write ``distill/epochs.csv`` and ``distill/summary.json`` in ``run_dir``.
+    Returns the summary."""
+    import copy
+    import json
+    from pathlib import Path
+
+    from agents.registry import make_agent
+
+    from .evaluation import append_csv
+
+    d = config.distill
+    folder = Path(run_dir) / "distill"
+    folder.mkdir(parents=True, exist_ok=True)
+    collect_config = copy.deepcopy(config)
+    collect_config.env.num_envs = d.num_envs
+    collect_config.run.seed = config.run.seed + LABEL_SEED_OFFSET
+    env, _ = make_env(collect_config)
+    if d.labels_from:
+        data = load_labels(d.labels_from, env)  # its first distill.decisions labels
+        data.update({key: data[key][: d.decisions] for key in ("obs", "masks", "actions", "hint")})
+    else:
+        kwargs = {"game": config.env.game}
+        if config.env.game != "nos":
+            kwargs["rules"] = env.tables.rules
+        teacher = make_agent(d.teacher, seed=collect_config.run.seed, **kwargs, **d.teacher_options)
+        data = collect_labels(env, teacher, d.decisions, log=_progress(d.decisions))
+        save_labels(folder / "labels.npz", data)
+    env.close()
+    rows = behaviour_clone(policy, data, d.epochs, d.batch_size, d.learning_rate, d.holdout, seed=config.run.seed,
+                           log=lambda row: append_csv(folder / "epochs.csv", row))
+    hinted = data["hint"] >= 0
+    summary = {"teacher": d.teacher, "teacher_options": d.teacher_options, "labels": len(data["actions"]),
+               "labels_from": d.labels_from or str(folder / "labels.npz"),
+               "collect_seconds": data["seconds"],
+               "labels_per_second": len(data["actions"]) / max(data["seconds"], 1e-9),
+               "teacher_departs_from_hint": float(np.mean(data["hint"][hinted] != data["actions"][hinted]))
+               if hinted.any() else None,
+               "first": rows[0], "last": rows[-1]}
+    (folder / "summary.json").write_text(json.dumps(summary, indent=1))
+    return summary
