@@ -15,7 +15,7 @@ from agents.family.greedy import FamilyGreedyAgent
 from agents.family.search import FamilySearchAgent
 from agents.tournament import family_options, run_tournament
 from train.config import ConfigError, from_dict
-from train.distill import behaviour_clone, collect_labels, load_labels, raw_observation_size
+from train.distill import behaviour_clone, collect_labels, load_labels, raw_observation_size, soft_targets
 from train.selfplay import OpponentPool, SelfPlayVecEnv
 
 
@@ -38,8 +38,14 @@ class Spy(Agent):
 
     def act_batch(self, obs, masks, context=None):
         actions = self.inner.act_batch(obs, masks, context)
-        self.calls.append((obs.copy(), masks.copy(), np.asarray(actions).copy(), context.seats.copy()))
+        found = getattr(self.inner, "last_search", None)
+        self.calls.append((obs.copy(), masks.copy(), np.asarray(actions).copy(), context.seats.copy(),
+                           None if found is None else {k: np.copy(v) for k, v in found.items()}))
         return actions
+
+    @property
+    def last_search(self):
+        return self.inner.last_search
 
 
 def test_labels_are_searchs_choices_at_the_learners_real_decisions():
@@ -52,7 +58,7 @@ def test_labels_are_searchs_choices_at_the_learners_real_decisions():
     # Search was asked for the learner's seat at every table, and every choice it made at a
     # decision with more than one legal action is a label, in order, with the position it saw.
     seen_obs, seen_masks, chosen = [], [], []
-    for obs, masks, actions, seats in spy.calls:
+    for obs, masks, actions, seats, _ in spy.calls:
         choice = masks.sum(axis=1) > 1
         seen_obs.append(obs[choice]), seen_masks.append(masks[choice]), chosen.append(actions[choice])
     assert np.array_equal(data["actions"], np.concatenate(chosen)[:60])
@@ -66,6 +72,31 @@ def test_labels_are_searchs_choices_at_the_learners_real_decisions():
     assert np.array_equal(scores[np.arange(60), data["hint"]], best)
     # Search does not always play Greedy's move (else there would be nothing to learn).
     assert (data["hint"] != data["actions"]).any()
+
+
+def test_value_labels_are_searchs_action_values_at_each_decision():
+    env = hinted_env(game="bergen")
+    spy = Spy(FamilySearchAgent(env.tables.rules, seed=4, rollouts=8))
+    data = collect_labels(env, spy, 30, values=True)
+    # Asked row by row: each kept decision is one call, whose search reported the values kept.
+    asked = [call for call in spy.calls if call[1][0].sum() > 1][:30]
+    assert len(asked) == 30
+    for i, (obs, masks, actions, seats, found) in enumerate(asked):
+        assert np.array_equal(data["obs"][i, : obs.shape[1]], obs[0]) and data["actions"][i] == actions[0]
+        assert np.array_equal(np.flatnonzero(~np.isnan(data["values"][i])), found["candidates"])
+        assert np.allclose(data["values"][i, found["candidates"]], found["values"])
+        assert np.array_equal(np.flatnonzero(data["masks"][i]), found["candidates"])  # every legal action is valued
+    with pytest.raises(ValueError, match="reports no action values"):
+        collect_labels(env, FamilyGreedyAgent(env.tables.rules), 5, values=True)
+
+
+def test_soft_targets_are_the_values_softmax_over_legal_actions():
+    values = np.array([[1.0, np.nan, 3.0, 0.0], [np.nan, 2.0, 2.0, np.nan]])
+    masks = np.array([[True, False, True, False], [False, True, True, False]])
+    p = soft_targets(values, masks, temperature=2.0)
+    e = np.exp(np.array([1.0, 3.0]) / 2)
+    assert np.allclose(p[0], [e[0] / e.sum(), 0, e[1] / e.sum(), 0])
+    assert np.allclose(p[1], [0, 0.5, 0.5, 0])
 
 
 def test_a_teacher_that_never_departs_from_greedy_gives_greedys_labels():
@@ -106,6 +137,35 @@ def test_cloning_fits_the_teachers_choices_on_held_out_decisions():
     assert last["holdout_agree_departures"] > 0.75
 
 
+class ValuesHighestLegal(HighestLegal):
+    """The same teacher, reporting values: 1 for its choice, 0 for the other legal actions."""
+
+    last_search = None
+
+    def act_batch(self, obs, masks, context=None):
+        choice = super().act_batch(obs, masks, context)
+        candidates = np.flatnonzero(masks[0])
+        self.last_search = {"candidates": candidates, "values": (candidates == choice[0]).astype(float)}
+        return choice
+
+
+def test_cloning_the_values_makes_the_best_valued_action_the_policys_choice():
+    from train.trainer import make_model
+
+    env = hinted_env(tables=16)
+    data = collect_labels(env, ValuesHighestLegal(), 1200, values=True)
+    c = from_dict({"env": {"game": "fours", "greedy_hint": True, "num_envs": 16},
+                   "ppo": {"n_steps": 8, "batch_size": 64}, "policy": {"hint_weight": 1.5}})
+    policy = make_model(c, env).policy
+    rows = behaviour_clone(policy, data, epochs=15, batch_size=64, learning_rate=3e-3, holdout=0.25, seed=1,
+                           target="values", temperature=0.25)
+    # Before, the hinted network plays Greedy (the best-valued action by chance); after, mostly the teacher's.
+    assert rows[0]["holdout_agree_best"] < 0.75 and rows[-1]["holdout_agree_best"] > 0.82
+    assert rows[-1]["holdout_loss"] < rows[0]["holdout_loss"]
+    with pytest.raises(ValueError, match="needs labels collected with the teacher's values"):
+        behaviour_clone(policy, {k: v for k, v in data.items() if k != "values"}, 1, 64, 1e-3, target="values")
+
+
 @pytest.mark.parametrize("distill,message", [
     ({"teacher": "serch"}, "distill.teacher: must be 'none' or an agent of fours (greedy, random, search), "
                            "got 'serch' (did you mean 'search'?)"),
@@ -114,6 +174,9 @@ def test_cloning_fits_the_teachers_choices_on_held_out_decisions():
     ({"teacher": "search", "holdout": 1.0}, "distill.holdout: must be in [0, 1)"),
     ({"teacher": "search", "decisions": 0}, "distill.decisions: must be positive"),
     ({"teacher": "search", "labels_from": "nowhere.npz"}, "distill.labels_from: no labels file"),
+    ({"teacher": "search", "target": "value"}, "distill.target: must be 'choice' (the teacher's choices) or 'values'"),
+    ({"teacher": "greedy", "target": "values"}, "distill.target: 'values' needs a teacher that reports action values"),
+    ({"teacher": "search", "temperature": 0}, "distill.temperature: must be positive"),
 ])
 def test_distill_config_errors_name_what_is_allowed(distill, message):
     with pytest.raises(ConfigError) as info:

@@ -128,6 +128,9 @@ class DistillConfig:
     teacher: str = "none"  # "none", or an agent of the game that plays the learner's seat and labels it (e.g. search)
     teacher_options: dict = field(default_factory=dict)  # the teacher's own keyword options, e.g. {rollouts: 96}
     decisions: int = 20_000  # labelled learner decisions (those with more than one legal action)
+    # "choice": clone the teacher's choices; "values": its action values (Search's), softmax at `temperature`
+    target: str = "choice"
+    temperature: float = 1.0  # in the game's points: the values' softmax temperature (target "values")
     num_envs: int = 64  # tables the teacher plays at once while collecting
     epochs: int = 10  # passes over the labels
     batch_size: int = 512
@@ -397,6 +400,11 @@ def _check_distill(c: TrainConfig, source: str, agents: list) -> None:
         _fail(w("holdout"), f"must be in [0, 1), got {d.holdout}")
     if d.teacher != "none" and round(d.decisions * (1 - d.holdout)) < 1:
         _fail(w("decisions"), f"{d.decisions} labels with holdout {d.holdout} leave none to train on")
+    if d.target not in ("choice", "values"):
+        _fail(w("target"), f"must be 'choice' (the teacher's choices) or 'values' (its action values), got {d.target!r}")
+    if d.target == "values" and d.teacher not in ("none", "search"):
+        _fail(w("target"), f"'values' needs a teacher that reports action values (search), not {d.teacher!r}")
+    _positive(w("temperature"), d.temperature)
     if d.labels_from and not Path(d.labels_from).is_file():
         _fail(w("labels_from"), f"no labels file at {d.labels_from!r} (a run's distill/labels.npz, or \"\" to collect)")
     if d.teacher_options and d.teacher == "none":

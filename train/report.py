@@ -69,7 +69,9 @@ def _distill_lines(summary: dict | None) -> list[str]:
     if not summary:
         return []
     last = summary["last"]
-    return [f"- distilled from {summary['teacher']} {summary['teacher_options'] or ''}: {summary['labels']:,} labels in "
+    target = summary.get("target", "choice")
+    fitted = "its choices" if target == "choice" else f"its action values (temperature {summary.get('temperature')})"
+    return [f"- distilled from {summary['teacher']} {summary['teacher_options'] or ''}, {fitted}: {summary['labels']:,} labels in "
             f"{summary['collect_seconds']:.0f} s; held-out agreement with the teacher {last['holdout_agree']:.3f} "
             f"(where it departed from the hint: {last['holdout_agree_departures']:.3f}), "
             f"before cloning {summary['first']['holdout_agree']:.3f}"]
