@@ -15,7 +15,8 @@ from agents.family.greedy import FamilyGreedyAgent
 from agents.family.search import FamilySearchAgent
 from agents.tournament import family_options, run_tournament
 from train.config import ConfigError, from_dict
-from train.distill import behaviour_clone, collect_labels, load_labels, raw_observation_size, soft_targets
+from train.distill import (behaviour_clone, collect_labels, load_labels, raw_observation_size, soft_loss,
+                           soft_targets)
 from train.selfplay import OpponentPool, SelfPlayVecEnv
 
 
@@ -97,6 +98,36 @@ def test_soft_targets_are_the_values_softmax_over_legal_actions():
     e = np.exp(np.array([1.0, 3.0]) / 2)
     assert np.allclose(p[0], [e[0] / e.sum(), 0, e[1] / e.sum(), 0])
     assert np.allclose(p[1], [0, 0.5, 0.5, 0])
+
+
+def test_the_soft_loss_and_its_gradient_are_the_plain_masked_softmaxs():
+    # The fast distribution pads each row's list of legal actions; the loss must not count the
+    # padding (a first version did, through log_p, and its loss rose as it trained).
+    import torch as th
+
+    from train.trainer import make_model
+
+    env = hinted_env(tables=16)
+    data = collect_labels(env, ValuesHighestLegal(), 64, values=True)
+    c = from_dict({"env": {"game": "fours", "greedy_hint": True, "num_envs": 16},
+                   "ppo": {"n_steps": 8, "batch_size": 64}, "policy": {"hint_weight": 1.5}})
+    policy = make_model(c, env).policy
+    assert (data["masks"].sum(axis=1) < data["masks"].sum(axis=1).max()).any()  # rows with padding
+    obs, masks = th.as_tensor(data["obs"]), data["masks"]
+    soft = th.as_tensor(soft_targets(data["values"], masks, 0.5))
+    grads = []
+    for plain in (False, True):
+        policy.zero_grad()
+        if plain:
+            logits = policy.get_distribution(obs, action_masks=masks).logits
+            log_p = th.log_softmax(logits.masked_fill(~th.as_tensor(masks), -th.inf), dim=1)
+            loss = -(soft * th.where(th.as_tensor(masks), log_p, 0.0)).sum(dim=1).mean()
+        else:
+            loss = soft_loss(policy, obs, masks, soft)
+        loss.backward()
+        grads.append((float(loss), th.cat([p.grad.flatten() for p in policy.parameters() if p.grad is not None])))
+    assert grads[0][0] == pytest.approx(grads[1][0], rel=1e-5)
+    assert th.allclose(grads[0][1], grads[1][1], atol=1e-6)
 
 
 def test_a_teacher_that_never_departs_from_greedy_gives_greedys_labels():

@@ -147,6 +147,18 @@ def soft_targets(values: np.ndarray, masks: np.ndarray, temperature: float) -> n
     return (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
 
 
+def soft_loss(policy, obs: th.Tensor, masks: np.ndarray, soft: th.Tensor) -> th.Tensor:
+    """The mean cross-entropy of the policy's masked distribution toward ``soft`` [B, actions]
+    (0 where illegal). Computed over each row's list of legal actions (FastMaskedCategorical's
+    packed log-probabilities), not the full [B, actions] ``log_p``: that one's padding repeats
+    the row's first legal action, whose gradient would then count once more per pad."""
+    dist = policy.get_distribution(obs, action_masks=masks)
+    weights = soft.gather(1, dist.index)
+    if dist.valid is not None:
+        weights = weights * dist.valid
+    return -(weights * dist.packed_log_p).sum(dim=1).mean()
+
+
 #: What the cloning fits: the teacher's choices (cross-entropy), or its action values (soft targets).
 TARGETS = ("choice", "values")
 
@@ -196,8 +208,7 @@ def behaviour_clone(policy, data: dict, epochs: int, batch_size: int, learning_r
         if soft is None:
             _, log_p, _ = policy.evaluate_actions(obs[part], actions[part], action_masks=masks[part])
             return -log_p.mean()
-        log_p = policy.get_distribution(obs[part], action_masks=masks[part]).log_p  # NEG (finite) where illegal
-        return -(soft[part] * log_p).sum(dim=1).mean()
+        return soft_loss(policy, obs[part], masks[part], soft[part])
 
     def loss_of(index: np.ndarray) -> float:
         total = 0.0
