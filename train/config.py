@@ -122,6 +122,26 @@ class RLlibConfig:
 
 
 @dataclass
+class DistillConfig:
+    """Distilling a teacher into the policy before PPO (train/distill.py): off while teacher is "none"."""
+
+    teacher: str = "none"  # "none", or an agent of the game that plays the learner's seat and labels it (e.g. search)
+    teacher_options: dict = field(default_factory=dict)  # the teacher's own keyword options, e.g. {rollouts: 96}
+    decisions: int = 20_000  # labelled learner decisions (those with more than one legal action)
+    # "choice": clone the teacher's choices; "values": its action values (Search's), softmax at `temperature`
+    target: str = "choice"
+    temperature: float = 1.0  # in the game's points: the values' softmax temperature (target "values")
+    num_envs: int = 64  # tables the teacher plays at once while collecting
+    epochs: int = 10  # passes over the labels
+    batch_size: int = 512
+    learning_rate: float = 1e-3  # Adam's, for the cloning only (PPO's optimizer is left as it is)
+    holdout: float = 0.1  # the share of labels (the last collected) never trained on: the agreement reported
+    # "" collects new labels (saved in the run's distill/labels.npz); a path reuses a run's labels.npz
+    # (the same game, hint and observation), e.g. to try other cloning settings without the teacher's time
+    labels_from: str = ""
+
+
+@dataclass
 class TrainConfig:
     run: RunConfig = field(default_factory=RunConfig)
     env: EnvConfig = field(default_factory=EnvConfig)
@@ -131,6 +151,7 @@ class TrainConfig:
     eval: EvalConfig = field(default_factory=EvalConfig)
     output: OutputConfig = field(default_factory=OutputConfig)
     rllib: RLlibConfig = field(default_factory=RLlibConfig)
+    distill: DistillConfig = field(default_factory=DistillConfig)
 
     @property
     def run_dir(self) -> Path:
@@ -246,7 +267,8 @@ def validate(c: TrainConfig, source: str = "config") -> None:
     if not c.run.name or "/" in c.run.name or c.run.name in (".", ".."):
         _fail(w("run.name"), f"must be a plain folder name, got {c.run.name!r}")
     _positive(w("run.seed"), c.run.seed, allow_zero=True)
-    _positive(w("run.total_timesteps"), c.run.total_timesteps)
+    # 0 keeps a distilled policy as it is (no PPO): only with a teacher
+    _positive(w("run.total_timesteps"), c.run.total_timesteps, allow_zero=c.distill.teacher != "none")
     _positive(w("env.num_envs"), c.env.num_envs)
     game = c.env.game
     if game == "nos":
@@ -333,6 +355,7 @@ def validate(c: TrainConfig, source: str = "config") -> None:
                 _fail(w(key), f"unknown agent {name!r}{_suggest(str(name), agents)}"
                               + ("" if game == "nos" else f" (agents of {game})"))
     _positive(w("output.checkpoint_every"), c.output.checkpoint_every, allow_zero=True)
+    _check_distill(c, source, agents)
     if c.run.engine not in ("sb3", "rllib"):
         _fail(w("run.engine"), f"must be 'sb3' or 'rllib', got {c.run.engine!r}")
     r = c.rllib
@@ -355,9 +378,51 @@ def validate(c: TrainConfig, source: str = "config") -> None:
                 _fail(w(f"opponents.baselines.{name}"), "Search needs the fast engine's tables, which RLlib's "
                                                         "modules do not see: not a baseline of the rllib engine "
                                                         "(evaluations may still use it)")
+        if c.distill.teacher != "none":
+            _fail(w("distill.teacher"), "distillation trains the SB3 policy (train/distill.py); the rllib engine "
+                                        "has none: use teacher: none")
         if r.address is None and r.num_env_runners + 1 > r.num_cpus:
             _fail(w("rllib.num_env_runners"), f"{r.num_env_runners} runners and the driver need "
                                               f"{r.num_env_runners + 1} CPUs; rllib.num_cpus is {r.num_cpus}")
+
+
+def _check_distill(c: TrainConfig, source: str, agents: list) -> None:
+    """The distill section: a teacher the game has, and sizes that make sense."""
+    d, w = c.distill, (lambda key: f"{source}: distill.{key}")  # noqa: E731
+    if d.teacher != "none" and d.teacher not in agents:
+        _fail(w("teacher"), f"must be 'none' or an agent of {c.env.game} ({', '.join(agents)}), got "
+                            f"{d.teacher!r}{_suggest(str(d.teacher), agents)}")
+    for key in ("decisions", "num_envs", "batch_size"):
+        _positive(w(key), getattr(d, key))
+    _positive(w("epochs"), d.epochs, allow_zero=True)
+    _positive(w("learning_rate"), d.learning_rate)
+    if not 0 <= d.holdout < 1:
+        _fail(w("holdout"), f"must be in [0, 1), got {d.holdout}")
+    if d.teacher != "none" and round(d.decisions * (1 - d.holdout)) < 1:
+        _fail(w("decisions"), f"{d.decisions} labels with holdout {d.holdout} leave none to train on")
+    if d.target not in ("choice", "values"):
+        _fail(w("target"), f"must be 'choice' (the teacher's choices) or 'values' (its action values), got {d.target!r}")
+    if d.target == "values" and d.teacher not in ("none", "search"):
+        _fail(w("target"), f"'values' needs a teacher that reports action values (search), not {d.teacher!r}")
+    _positive(w("temperature"), d.temperature)
+    if d.labels_from and not Path(d.labels_from).is_file():
+        _fail(w("labels_from"), f"no labels file at {d.labels_from!r} (a run's distill/labels.npz, or \"\" to collect)")
+    if d.teacher_options and d.teacher == "none":
+        _fail(w("teacher_options"), "are the teacher's: give distill.teacher too")
+    if d.teacher != "none":
+        from agents.registry import make_agent
+
+        try:  # the options are the agent's keywords: an unknown or bad one is named now, not after a run starts
+            rules = None
+            if c.env.game != "nos":
+                from agents.family.games import make_rules
+                from agents.tournament import family_options
+
+                rules = make_rules(c.env.game, c.env.num_players, **family_options(c.env.game, c.env.game_options))
+            make_agent(d.teacher, seed=0, game=c.env.game, **({"rules": rules} if rules is not None else {}),
+                       **d.teacher_options)
+        except (TypeError, ValueError) as exc:
+            _fail(w("teacher_options"), f"{d.teacher} does not take {d.teacher_options!r}: {exc}")
 
 
 def _check_family(c: TrainConfig, source: str) -> None:

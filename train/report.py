@@ -64,6 +64,19 @@ def _replay_lines(kept: Path) -> list[str]:
     return lines + [""]
 
 
+def _distill_lines(summary: dict | None) -> list[str]:
+    """The report's line on the distillation (train/distill.py), if the run had one."""
+    if not summary:
+        return []
+    last = summary["last"]
+    target = summary.get("target", "choice")
+    fitted = "its choices" if target == "choice" else f"its action values (temperature {summary.get('temperature')})"
+    return [f"- distilled from {summary['teacher']} {summary['teacher_options'] or ''}, {fitted}: {summary['labels']:,} labels in "
+            f"{summary['collect_seconds']:.0f} s; held-out agreement with the teacher {last['holdout_agree']:.3f} "
+            f"(where it departed from the hint: {last['holdout_agree_departures']:.3f}), "
+            f"before cloning {summary['first']['holdout_agree']:.3f}"]
+
+
 def final_report(config: TrainConfig, policy, run_dir: Path, training_seconds: float) -> dict:
     n = config.env.num_players
     rows = []
@@ -104,6 +117,9 @@ def final_report(config: TrainConfig, policy, run_dir: Path, training_seconds: f
         "model": str(run_dir / "model.zip"),
         "learning_curve": str(png),
     }
+    distilled = run_dir / "distill" / "summary.json"  # train/distill.py: what the cloning reached
+    if distilled.exists():
+        results["distill"] = json.loads(distilled.read_text())
     (run_dir / "results.json").write_text(json.dumps(results, indent=1))
     table = results_table(rows, "chips" if config.env.game == "nos" else "points") if rows else "(no final evaluation: eval.final_deals is 0 or no final_opponents)"
     fps_text = f"{fps[-1]:,.0f}" if fps else "n/a"
@@ -112,7 +128,9 @@ def final_report(config: TrainConfig, policy, run_dir: Path, training_seconds: f
         f"- timesteps: {results['timesteps']:,}; this launch trained for {training_seconds:.0f} s at {fps_text} "
         f"learner decisions/s (updates included)",
         f"- model: `{run_dir / 'model.zip'}` (play it with `make_agent(\"model:{run_dir / 'model.zip'}\")`)",
-        f"- learning curve: `{png}`", "",
+        f"- learning curve: `{png}`",
+    ] + _distill_lines(results.get("distill")) + [
+        "",
         f"Final evaluation: the model in one seat against {n - 1} copies of each opponent, duplicate deals "
         f"(every deal once per seat rotation), 95% confidence intervals over deals.", "",
         table, "",

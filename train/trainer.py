@@ -312,6 +312,10 @@ def train(config: TrainConfig, resume: bool = False, progress: bool = True) -> d
             truncate_csv(run_dir / name, model.num_timesteps)
     else:
         model = make_model(config, env)
+        if config.distill.teacher != "none":  # the teacher's choices cloned first (train/distill.py)
+            from .distill import distill_policy
+
+            distill_policy(config, model.policy, run_dir, make_env)
     formats = ["csv"] + (["tensorboard"] if config.output.tensorboard else [])
     model.set_logger(configure(str(run_dir / "tb" / f"from_{model.num_timesteps}"), formats))
     callback = TrainingCallback(config, snapshots, run_dir, progress and config.output.progress_bar, marks)

@@ -1,0 +1,312 @@
+"""Distilling a teacher agent into the policy before PPO: the config's ``distill`` section.
+
+Why: PPO learns from the outcome of a whole hand, and in the family games the margin to find
+over Greedy (the 1 to 3 points a hand the determinized Search wins) is smaller than a hand's
+noise; hinted PPO runs of 3M steps ended level with Greedy (docs/family.md). A teacher that
+already plays better gives a signal at every decision instead: what it would play here.
+
+Two steps, run by ``train.trainer.train`` on a new run (never on ``--resume``: the checkpoint
+holds the distilled network already):
+
+1. :func:`collect_labels`: the teacher (``distill.teacher``, an agent of the game, e.g. the
+   family's ``search``) plays the learner's seat of a :class:`train.selfplay.SelfPlayVecEnv`
+   built like the training one (the same opponents, hint and observation), on tables of their
+   own seed. At every learner decision with more than one legal action it records the
+   observation exactly as the policy will read it (hint and critic tail included), the mask
+   and the teacher's choice. Forced decisions teach nothing and are skipped.
+2. :func:`behaviour_clone`: cross-entropy of the policy's masked distribution toward the
+   teacher's choices (the actor and the shared first layer; the critic's own layers are left
+   to PPO), with a held-out share to report how well the student matches the teacher.
+
+PPO then goes on from the distilled network (``run.total_timesteps`` may be 0 to keep the
+distilled policy as it is). The table of what each game reached is in docs/family.md.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import torch as th
+
+from agents.base import BatchContext
+
+#: The collection tables deal from ``run.seed + LABEL_SEED_OFFSET + b``: never the PPO tables'
+#: deals (``run.seed + b``), and never an evaluation's (the tournament's own streams).
+LABEL_SEED_OFFSET = 7_000_001
+
+
+def raw_observation_size(env) -> int:
+    """The floats of the game's own observation in ``env``'s rows (without the hint and the
+    critic-only tail that follow it): what an agent is shown."""
+    hint = 1 if env.hint_agent is not None else 0
+    return int(env.observation_space.shape[0]) - hint - int(env.privileged_size)
+
+
+def collect_labels(env, teacher, decisions: int, values: bool = False, log=None) -> dict:
+    """Play ``env``'s tables with ``teacher`` in the learner's seat until ``decisions`` learner
+    decisions with more than one legal action are recorded; returns ``obs`` (float32, as the
+    policy reads them), ``masks`` (bool), ``actions`` (int64, the teacher's choices),
+    ``hint`` (int64, the Greedy/Tactics hint's choice, -1 without a hint) and ``seconds``.
+
+    The teacher is asked once per step for every table, with a ``BatchContext`` naming the
+    tables and the learner's seats (Search reads the public structure of the table from it).
+    With ``values`` it is asked row by row instead, and ``values`` [N, actions] (float32, NaN
+    where not a candidate) keeps each decision's action values from its ``last_search``
+    (Search's mean rollout value of each legal action: the acting seat's points in the rest of
+    the hand minus the mean of the others')."""
+    if decisions < 1:
+        raise ValueError(f"decisions must be positive, got {decisions}")
+    if values and not hasattr(teacher, "last_search"):
+        raise ValueError(f"the teacher {getattr(teacher, 'name', teacher)!r} reports no action values "
+                         f"(last_search): use target 'choice', or a Search teacher")
+    B = env.num_envs
+    size = raw_observation_size(env)
+    rows = np.arange(B)
+    kept_obs, kept_masks, kept_actions, kept_values = [], [], [], []
+    count = 0
+    start = time.perf_counter()
+    obs = env.reset()
+    while count < decisions:
+        masks = env.action_masks()
+        seats = env.learner.copy()
+        choice = masks.sum(axis=1) > 1
+        take = np.flatnonzero(choice)[: decisions - count]
+        if not values:
+            context = BatchContext(tables=env.tables, table_index=rows, seats=seats)
+            actions = np.asarray(teacher.act_batch(obs[:, :size], masks, context), np.int64)
+        else:  # one row at a time, to read each decision's values
+            actions = masks.argmax(axis=1).astype(np.int64)  # forced rows: their one legal action
+            table = np.full((len(take), masks.shape[1]), np.nan, np.float32)
+            for j, b in enumerate(take):
+                context = BatchContext(tables=env.tables, table_index=rows[b: b + 1], seats=seats[b: b + 1])
+                actions[b] = int(teacher.act_batch(obs[b: b + 1, :size], masks[b: b + 1], context)[0])
+                found = teacher.last_search
+                table[j, np.asarray(found["candidates"])] = np.asarray(found["values"], np.float32)
+            for b in np.flatnonzero(choice)[len(take):]:  # past the count: played, not kept
+                context = BatchContext(tables=env.tables, table_index=rows[b: b + 1], seats=seats[b: b + 1])
+                actions[b] = int(teacher.act_batch(obs[b: b + 1, :size], masks[b: b + 1], context)[0])
+            kept_values.append(table)
+        if not masks[rows, actions].all():
+            b = int(np.flatnonzero(~masks[rows, actions])[0])
+            raise RuntimeError(f"the teacher {getattr(teacher, 'name', teacher)!r} chose the illegal action "
+                               f"{actions[b]} at table {b}")
+        kept_obs.append(obs[take].astype(np.float32, copy=True))
+        kept_masks.append(masks[take].copy())
+        kept_actions.append(actions[take].copy())
+        count += len(take)
+        if log is not None:
+            log(count, time.perf_counter() - start)
+        env.step_async(actions)
+        obs, _, _, _ = env.step_wait()
+    data = {"obs": np.concatenate(kept_obs), "masks": np.concatenate(kept_masks),
+            "actions": np.concatenate(kept_actions), "seconds": time.perf_counter() - start}
+    data["hint"] = (data["obs"][:, size].astype(np.int64) if env.hint_agent is not None
+                    else np.full(len(data["actions"]), -1, np.int64))
+    if values:
+        data["values"] = np.concatenate(kept_values)
+    return data
+
+
+def save_labels(path, data: dict) -> None:
+    """Write collected labels (compressed: the observations are mostly zeros)."""
+    extra = {"values": data["values"]} if "values" in data else {}
+    np.savez_compressed(path, obs=data["obs"], masks=data["masks"], actions=data["actions"], hint=data["hint"],
+                        seconds=np.float64(data["seconds"]), **extra)
+
+
+def load_labels(path, env) -> dict:
+    """Labels written by :func:`save_labels`, checked against ``env``'s observation and action sizes."""
+    with np.load(path) as f:
+        data = {key: f[key] for key in ("obs", "masks", "actions", "hint")}
+        data["seconds"] = float(f["seconds"])
+        if "values" in f.files:
+            data["values"] = f["values"]
+    size, actions = int(env.observation_space.shape[0]), int(env.action_space.n)
+    if data["obs"].shape[1] != size or data["masks"].shape[1] != actions:
+        raise ValueError(f"{path} holds observations of {data['obs'].shape[1]} floats and {data['masks'].shape[1]} "
+                         f"actions; this run's are {size} and {actions} (another game, hint or critic tail)")
+    return data
+
+
+def _mode(policy, obs: th.Tensor, masks: np.ndarray) -> np.ndarray:
+    """The policy's deterministic choices (its masked argmax) for a batch."""
+    with th.no_grad():
+        dist = policy.get_distribution(obs, action_masks=masks)
+        return dist.mode().numpy().astype(np.int64)
+
+
+def soft_targets(values: np.ndarray, masks: np.ndarray, temperature: float) -> np.ndarray:
+    """[N, actions]: softmax of the teacher's action values / ``temperature`` over each row's
+    legal actions (0 elsewhere). With a temperature above the values' noise the softmax is near
+    linear in them, so fitting it over many similar positions averages the noise away, and the
+    fitted distribution's argmax is the action of best expected value."""
+    v = np.where(masks, np.nan_to_num(values, nan=0.0), -np.inf) / temperature
+    v = v - v.max(axis=1, keepdims=True)
+    e = np.where(masks, np.exp(v), 0.0)
+    return (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
+
+
+def soft_loss(policy, obs: th.Tensor, masks: np.ndarray, soft: th.Tensor) -> th.Tensor:
+    """The mean cross-entropy of the policy's masked distribution toward ``soft`` [B, actions]
+    (0 where illegal). Computed over each row's list of legal actions (FastMaskedCategorical's
+    packed log-probabilities), not the full [B, actions] ``log_p``: that one's padding repeats
+    the row's first legal action, whose gradient would then count once more per pad."""
+    dist = policy.get_distribution(obs, action_masks=masks)
+    weights = soft.gather(1, dist.index)
+    if dist.valid is not None:
+        weights = weights * dist.valid
+    return -(weights * dist.packed_log_p).sum(dim=1).mean()
+
+
+#: What the cloning fits: the teacher's choices (cross-entropy), or its action values (soft targets).
+TARGETS = ("choice", "values")
+
+
+def behaviour_clone(policy, data: dict, epochs: int, batch_size: int, learning_rate: float,
+                    holdout: float = 0.1, seed: int = 0, target: str = "choice", temperature: float = 1.0,
+                    log=None) -> list[dict]:
+    """Fit ``policy``'s masked action distribution to the teacher, for ``epochs`` passes in
+    minibatches of ``batch_size``, with its own Adam (PPO's optimizer and its moments are left
+    as they are). ``target`` "choice": cross-entropy toward ``data["actions"]``; "values":
+    cross-entropy toward :func:`soft_targets` of ``data["values"]`` at ``temperature``.
+
+    The last ``holdout`` share of the labels (in collection order: later hands) is never
+    trained on; each epoch's row reports the loss on both parts, how often the policy's argmax
+    is the teacher's choice (``holdout_agree``), the same on the held-out decisions where the
+    teacher departed from the hint (``holdout_agree_departures``, NaN without a hint or such
+    decisions), and with values how often the argmax is the action of best value
+    (``holdout_agree_best``). Returns the rows (epoch 0: before any update)."""
+    if epochs < 0 or batch_size < 1 or not learning_rate > 0 or not 0 <= holdout < 1 or not temperature > 0:
+        raise ValueError("epochs >= 0, batch_size >= 1, learning_rate > 0, temperature > 0 and 0 <= holdout < 1 "
+                         "are required")
+    if target not in TARGETS:
+        raise ValueError(f"target must be one of {TARGETS}, got {target!r}")
+    if target == "values" and "values" not in data:
+        raise ValueError("target 'values' needs labels collected with the teacher's values")
+    n = len(data["actions"])
+    n_hold = int(round(n * holdout))
+    n_train = n - n_hold
+    if n_train < 1:
+        raise ValueError(f"{n} labels leave none to train on with holdout {holdout}")
+    obs = th.as_tensor(data["obs"])
+    masks = np.asarray(data["masks"], bool)
+    actions = th.as_tensor(data["actions"])
+    departs = (data["hint"] >= 0) & (data["hint"] != data["actions"])
+    soft = best = None
+    if "values" in data:
+        best = np.where(masks, np.nan_to_num(data["values"], nan=-np.inf), -np.inf).argmax(axis=1)
+        if target == "values":
+            soft = th.as_tensor(soft_targets(data["values"], masks, temperature))
+    # The loss reaches the actor and the shared first layer only; the critic's own layers get no gradient.
+    params = [p for p in policy.parameters() if p.requires_grad]
+    optimizer = th.optim.Adam(params, lr=learning_rate, eps=1e-5)
+    generator = np.random.default_rng([seed, 0xD157])
+    policy.set_training_mode(True)
+
+    def batch_loss(part: np.ndarray) -> th.Tensor:
+        if soft is None:
+            _, log_p, _ = policy.evaluate_actions(obs[part], actions[part], action_masks=masks[part])
+            return -log_p.mean()
+        return soft_loss(policy, obs[part], masks[part], soft[part])
+
+    def loss_of(index: np.ndarray) -> float:
+        total = 0.0
+        with th.no_grad():
+            for first in range(0, len(index), 4096):
+                part = index[first: first + 4096]
+                total += float(batch_loss(part)) * len(part)
+        return total / max(1, len(index))
+
+    def row(epoch: int, seconds: float) -> dict:
+        train_index, hold_index = np.arange(n_train), np.arange(n_train, n)
+        out = {"epoch": epoch, "labels": n_train, "holdout": n_hold, "seconds": seconds,
+               "train_loss": loss_of(train_index), "holdout_loss": loss_of(hold_index) if n_hold else float("nan")}
+        mode = _mode(policy, obs[hold_index], masks[hold_index]) if n_hold else np.zeros(0, np.int64)
+        agree = mode == data["actions"][hold_index]
+        out["holdout_agree"] = float(np.mean(agree)) if n_hold else float("nan")
+        d = departs[hold_index]
+        out["holdout_agree_departures"] = float(np.mean(agree[d])) if d.any() else float("nan")
+        out["holdout_departures"] = int(d.sum())
+        if best is not None:
+            out["holdout_agree_best"] = float(np.mean(mode == best[hold_index])) if n_hold else float("nan")
+        return out
+
+    start = time.perf_counter()
+    rows = [row(0, 0.0)]
+    if log is not None:
+        log(rows[-1])
+    for epoch in range(1, epochs + 1):
+        order = generator.permutation(n_train)
+        for first in range(0, n_train, batch_size):
+            loss = batch_loss(order[first: first + batch_size])
+            optimizer.zero_grad()
+            loss.backward()
+            th.nn.utils.clip_grad_norm_(params, 1.0)
+            optimizer.step()
+        rows.append(row(epoch, time.perf_counter() - start))
+        if log is not None:
+            log(rows[-1])
+    policy.set_training_mode(False)
+    return rows
+
+
+def _progress(total: int, every: float = 60.0):
+    """A collection log that prints a line a minute (a teacher such as Search labels tens a second)."""
+    last = [0.0]
+
+    def log(count: int, seconds: float) -> None:
+        if seconds - last[0] >= every or count >= total:
+            last[0] = seconds
+            print(f"distill: {count:,}/{total:,} labels in {seconds:.0f} s ({count / max(seconds, 1e-9):.0f}/s)",
+                  flush=True)
+
+    return log
+
+
+def distill_policy(config, policy, run_dir, make_env) -> dict:
+    """The ``distill`` section's two steps for a new run: collect ``distill.decisions`` labels
+    with the teacher (on ``distill.num_envs`` tables of their own seed, built by ``make_env``
+    from the run's config: the same game, opponents, hint and critic tail), clone them into
+    ``policy``, and write ``distill/epochs.csv`` and ``distill/summary.json`` in ``run_dir``.
+    Returns the summary."""
+    import copy
+    import json
+    from pathlib import Path
+
+    from agents.registry import make_agent
+
+    from .evaluation import append_csv
+
+    d = config.distill
+    folder = Path(run_dir) / "distill"
+    folder.mkdir(parents=True, exist_ok=True)
+    collect_config = copy.deepcopy(config)
+    collect_config.env.num_envs = d.num_envs
+    collect_config.run.seed = config.run.seed + LABEL_SEED_OFFSET
+    env, _ = make_env(collect_config)
+    if d.labels_from:
+        data = load_labels(d.labels_from, env)  # its first distill.decisions labels
+        data.update({key: data[key][: d.decisions] for key in ("obs", "masks", "actions", "hint", "values")
+                     if key in data})
+    else:
+        kwargs = {"game": config.env.game}
+        if config.env.game != "nos":
+            kwargs["rules"] = env.tables.rules
+        teacher = make_agent(d.teacher, seed=collect_config.run.seed, **kwargs, **d.teacher_options)
+        data = collect_labels(env, teacher, d.decisions, values=d.target == "values", log=_progress(d.decisions))
+        save_labels(folder / "labels.npz", data)
+    env.close()
+    rows = behaviour_clone(policy, data, d.epochs, d.batch_size, d.learning_rate, d.holdout, seed=config.run.seed,
+                           target=d.target, temperature=d.temperature, log=lambda row: append_csv(folder / "epochs.csv", row))
+    hinted = data["hint"] >= 0
+    summary = {"teacher": d.teacher, "teacher_options": d.teacher_options, "target": d.target,
+               "temperature": d.temperature, "labels": len(data["actions"]),
+               "labels_from": d.labels_from or str(folder / "labels.npz"),
+               "collect_seconds": data["seconds"],
+               "labels_per_second": len(data["actions"]) / max(data["seconds"], 1e-9),
+               "teacher_departs_from_hint": float(np.mean(data["hint"][hinted] != data["actions"][hinted]))
+               if hinted.any() else None,
+               "first": rows[0], "last": rows[-1]}
+    (folder / "summary.json").write_text(json.dumps(summary, indent=1))
+    return summary
