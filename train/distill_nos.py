@@ -182,6 +182,10 @@ def load_distill_config(path: str | Path, overrides: list[str] = ()) -> DistillC
     return distill_config(data, str(path))
 
 
+def _print(*args) -> None:
+    print(*args, flush=True)  # a long run's log file shows each part as it ends
+
+
 # ------------------------------------------------------------------------------------- labels
 class TeacherSearch(SearchAgent):
     """:class:`SearchAgent` that also tells, for each row of its last ``act_batch``, its prior's
@@ -284,7 +288,7 @@ def part_path(run_dir: Path, part: int) -> Path:
     return run_dir / "labels" / f"part_{part:04d}.npz"
 
 
-def collect_labels(config: DistillConfig, log=print) -> list[Path]:
+def collect_labels(config: DistillConfig, log=_print) -> list[Path]:
     """Every part of the run (``labels.hands / labels.part_hands``, rounded up), skipping parts
     already on disk; returns their paths."""
     c = config
@@ -383,7 +387,7 @@ def agreement(policy, data: dict, target: str = "choice", batch_size: int = 4096
     return right / max(1, len(data["labels"]))
 
 
-def fit(config: DistillConfig, model, train: dict, held: dict | None, log=print) -> list[dict]:
+def fit(config: DistillConfig, model, train: dict, held: dict | None, log=_print) -> list[dict]:
     """Behaviour-clone ``model.policy``'s actor on ``train`` (cross-entropy on the teacher's choice
     over the legal actions); returns one row per epoch (loss, agreement on train and held-out)."""
     import torch as th
@@ -424,7 +428,7 @@ def fit(config: DistillConfig, model, train: dict, held: dict | None, log=print)
     return history
 
 
-def run(config: DistillConfig, log=print) -> Path:
+def run(config: DistillConfig, log=_print) -> Path:
     """Labels (resumed part by part), then the student; writes ``model.zip`` and ``distill.json`` in
     the run's folder and returns the model's path."""
     c = config
