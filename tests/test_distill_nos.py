@@ -24,6 +24,7 @@ from train.distill_nos import (  # noqa: E402
     make_teacher,
     play_part,
     run,
+    soft_targets,
     targets,
 )
 
@@ -74,6 +75,16 @@ def test_labels_are_search_choices_on_the_recorded_positions():
     departed = has & (data["labels"] != data["priors"])
     assert 0 < departed.sum() < has.sum() / 2
     assert (F.KIND[data["labels"][departed]] == F.ANNOUNCE).any()
+    # Search's values: finite at its candidates only (legal actions), and where it left its prior
+    # on a play (an even split, no halving) its choice is the candidate of highest value.
+    values = data["values"].astype(np.float32)
+    finite = np.isfinite(values)
+    assert not (finite & ~masks).any()
+    assert (finite.sum(axis=1)[has] >= 2).all() and (finite.sum(axis=1)[~has] == 0).all()
+    plays = np.flatnonzero(departed & (F.KIND[data["labels"]] == F.PLAY))
+    assert len(plays) > 0
+    best = np.where(finite, values, -np.inf)[plays].argmax(axis=1)
+    np.testing.assert_array_equal(best, data["labels"][plays])
 
 
 def test_a_teacher_that_never_departs_has_its_prior_as_label():
@@ -95,10 +106,27 @@ def test_targets():
         targets(data, "soft")
 
 
+def test_soft_targets_are_a_softmax_of_search_values_at_openings():
+    values = np.full((3, NUM_ACTIONS), np.nan, np.float16)
+    announce = np.flatnonzero(F.KIND == F.ANNOUNCE)[:3]
+    play = np.flatnonzero(F.KIND == F.PLAY)[:2]
+    values[0, announce] = [10.0, 0.0, 5.0]
+    values[1, play] = [1.0, 2.0]  # a play: hard target
+    values[2, announce[0]] = 3.0  # one candidate: nothing to rank
+    data = {"labels": np.array([announce[0], play[1], announce[0]], np.int16), "values": values}
+    rows, q = soft_targets(data, temperature=5.0)
+    np.testing.assert_array_equal(rows, [0])
+    expected = np.exp(np.array([10.0, 0.0, 5.0]) / 5.0)
+    np.testing.assert_allclose(q[0, announce], expected / expected.sum(), rtol=1e-6)
+    assert q[0].sum() == pytest.approx(1.0) and (q[0][np.setdiff1d(np.arange(NUM_ACTIONS), announce)] == 0).all()
+
+
 @pytest.mark.parametrize("data, message", [
     ({"teachr": {}}, "unknown section 'teachr' \\(did you mean 'teacher'\\?\\)"),
     ({"fit": {"epoch": 3}}, "unknown key 'epoch' \\(did you mean 'epochs'\\?\\)"),
     ({"fit": {"target": "soft"}}, "fit.target: must be one of departures, choice"),
+    ({"fit": {"opening_values": "soft"}}, "fit.opening_values: must be 'none' or 'values'"),
+    ({"fit": {"value_temperature": 0}}, "fit.value_temperature: must be positive"),
     ({"labels": {"num_players": 6}}, "labels.num_players: must be 3, 4 or 5"),
     ({"teacher": {"rollouts": 0}}, "teacher.rollouts: must be an integer >= 1"),
     ({"teacher": {"rollouts": "many"}}, "teacher.rollouts: must be an integer"),
@@ -130,7 +158,8 @@ def test_tiny_run_end_to_end(tmp_path):
     from agents.tournament import run_tournament
 
     config = distill_config({**TINY, "run": {"name": "tiny", "seed": 3, "output_dir": str(tmp_path)},
-                             "fit": {"epochs": 8, "batch_size": 64, "holdout_parts": 1, "learning_rate": 0.003}})
+                             "fit": {"epochs": 8, "batch_size": 64, "holdout_parts": 1, "learning_rate": 0.003,
+                                     "opening_values": "values"}})
     path = run(config, log=lambda *_: None)
     summary = json.loads((tmp_path / "tiny" / "distill.json").read_text())
     assert sorted(p.name for p in (tmp_path / "tiny" / "labels").iterdir()) == ["part_0000.npz", "part_0001.npz"]

@@ -80,6 +80,12 @@ class FitConfig:
     # "departures": the teacher's choice where it departed from its prior (or had none), else the
     # hint (Tactics' tie-breaks are noise, see TeacherSearch); "choice": the teacher's choice always
     target: str = "departures"
+    # "values": at opening decisions (set, announce: 4,096 rollouts) the target is a softmax of
+    # Search's value of every candidate (mean chips) at this temperature, not only its choice
+    # (one label a hand says little; the ranking of 43-60 announcements says more); elsewhere as
+    # "departures". "none": hard targets only.
+    opening_values: str = "none"
+    value_temperature: float = 5.0  # chips
 
 
 @dataclass
@@ -153,6 +159,10 @@ def _validate(c: DistillConfig, source: str) -> None:
         fail("fit.learning_rate", f"must be positive, got {c.fit.learning_rate}")
     if c.fit.target not in TARGETS:
         fail("fit.target", f"must be one of {', '.join(TARGETS)}, got {c.fit.target!r}")
+    if c.fit.opening_values not in ("none", "values"):
+        fail("fit.opening_values", f"must be 'none' or 'values', got {c.fit.opening_values!r}")
+    if not c.fit.value_temperature > 0:
+        fail("fit.value_temperature", f"must be positive, got {c.fit.value_temperature}")
     if not c.fit.opening_weight > 0:
         fail("fit.opening_weight", f"must be positive, got {c.fit.opening_weight}")
     if c.student.activation not in ("tanh", "relu"):
@@ -202,9 +212,14 @@ class TeacherSearch(SearchAgent):
         self._setups, self._decided = {}, {}
         actions = super().act_batch(obs, masks, context)
         self.last_priors = np.full(len(actions), -1, np.int64)
+        #: each row's searched value (mean chip change) of every candidate, NaN elsewhere
+        self.last_values = np.full((len(actions), NUM_ACTIONS), np.nan, np.float32)
         for i, b in enumerate(np.asarray(context.table_index)):
             setup = self._setups.get(int(b))
-            if setup is not None and id(setup["candidates"]) in self._decided and setup["prior_action"] is not None:
+            if setup is None or id(setup["candidates"]) not in self._decided:
+                continue
+            self.last_values[i, setup["candidates"]] = self._decided[id(setup["candidates"])]
+            if setup["prior_action"] is not None:
                 self.last_priors[i] = int(setup["prior_action"])
         return actions
 
@@ -215,7 +230,8 @@ class TeacherSearch(SearchAgent):
 
     def _decide(self, candidates, values, prior_action):
         choice = super()._decide(candidates, values, prior_action)
-        self._decided[id(candidates)] = choice  # the setup's own candidates array (see act_batch)
+        # the setup's own candidates array (see act_batch) -> the means _decide computed
+        self._decided[id(candidates)] = self.last_search["values"]
         return choice
 
 
@@ -232,7 +248,7 @@ class LabelRecorder(Agent):
         self.clear()
 
     def clear(self) -> None:
-        self.obs, self.masks, self.hints, self.labels, self.priors = [], [], [], [], []
+        self.obs, self.masks, self.hints, self.labels, self.priors, self.values = [], [], [], [], [], []
 
     def act_batch(self, obs: np.ndarray, masks: np.ndarray, context: BatchContext | None = None) -> np.ndarray:
         actions = self.teacher.act_batch(obs, masks, context)
@@ -244,16 +260,18 @@ class LabelRecorder(Agent):
             self.hints.append(np.asarray(self.hinter.act_batch(o, m), np.int16))
             self.labels.append(np.asarray(actions[many], np.int16))
             self.priors.append(np.asarray(self.teacher.last_priors[many], np.int16))
+            self.values.append(self.teacher.last_values[many].astype(np.float16))
         return actions
 
     def arrays(self) -> dict:
         if not self.labels:
             return {"obs": np.zeros((0, OBSERVATION_SIZE), np.float32),
                     "masks": np.zeros((0, (NUM_ACTIONS + 7) // 8), np.uint8),
-                    **{key: np.zeros(0, np.int16) for key in ("hints", "labels", "priors")}}
+                    **{key: np.zeros(0, np.int16) for key in ("hints", "labels", "priors")},
+                    "values": np.zeros((0, NUM_ACTIONS), np.float16)}
         return {"obs": np.concatenate(self.obs), "masks": np.concatenate(self.masks),
                 "hints": np.concatenate(self.hints), "labels": np.concatenate(self.labels),
-                "priors": np.concatenate(self.priors)}
+                "priors": np.concatenate(self.priors), "values": np.concatenate(self.values)}
 
 
 def make_teacher(config: DistillConfig, part: int) -> TeacherSearch:
@@ -316,7 +334,8 @@ def load_parts(paths) -> dict:
     loaded = [np.load(p) for p in paths]
     if not loaded:
         raise ValueError("no label parts to load")
-    return {key: np.concatenate([d[key] for d in loaded]) for key in ("obs", "masks", "hints", "labels", "priors")}
+    keys = ("obs", "masks", "hints", "labels", "priors") + (("values",) if all("values" in d for d in loaded) else ())
+    return {key: np.concatenate([d[key] for d in loaded]) for key in keys}
 
 
 # -------------------------------------------------------------------------------------- fit
@@ -356,6 +375,30 @@ def targets(data: dict, target: str) -> np.ndarray:
     priors = data["priors"].astype(np.int64)
     departed = (priors < 0) | (labels != priors)
     return np.where(departed, labels, data["hints"].astype(np.int64))
+
+
+def soft_targets(data: dict, temperature: float) -> tuple[np.ndarray, np.ndarray]:
+    """The opening labels that carry Search's values: their rows, and a softmax over each one's
+    candidates of value / temperature (float32 [rows, 557], 0 at non-candidates)."""
+    from agents import features as F
+
+    if "values" not in data:
+        raise ValueError("these labels have no values (collected before values were recorded)")
+    values = data["values"].astype(np.float32)
+    searched = np.isfinite(values).sum(axis=1) > 1
+    rows = np.flatnonzero(searched & np.isin(F.KIND[data["labels"]], (F.SET, F.ANNOUNCE)))
+    v = values[rows] / float(temperature)
+    v = np.where(np.isfinite(v), v, -np.inf)
+    q = np.exp(v - v.max(axis=1, keepdims=True))
+    return rows, (q / q.sum(axis=1, keepdims=True)).astype(np.float32)
+
+
+def openings(data: dict) -> dict:
+    """The labels of set and announcement decisions only (where Search departs from Tactics most)."""
+    from agents import features as F
+
+    rows = np.flatnonzero(np.isin(F.KIND[data["labels"]], (F.SET, F.ANNOUNCE)))
+    return {key: value[rows] for key, value in data.items()}
 
 
 def _batches(n: int, size: int, rng: np.random.Generator | None):
@@ -401,6 +444,12 @@ def fit(config: DistillConfig, model, train: dict, held: dict | None, log=_print
     wanted = targets(train, c.target)
     opening = np.isin(F.KIND[train["labels"]], (F.SET, F.ANNOUNCE))
     weights = th.as_tensor(np.where(opening, c.opening_weight, 1.0).astype(np.float32))
+    soft_of = np.full(len(wanted), -1, np.int64)  # row -> its soft target's index (-1: hard target)
+    soft_q = None
+    if c.opening_values == "values":
+        soft_rows, soft_q = soft_targets(train, c.value_temperature)
+        soft_of[soft_rows] = np.arange(len(soft_rows))
+        soft_q = th.as_tensor(soft_q)
     rng = np.random.default_rng(config.run.seed)
     history = []
     for epoch in range(c.epochs):
@@ -408,7 +457,13 @@ def fit(config: DistillConfig, model, train: dict, held: dict | None, log=_print
         policy.set_training_mode(True)
         for rows in _batches(len(train["labels"]), c.batch_size, rng):
             obs, masks, labels = _tensors(train, rows, wanted)
-            log_p = policy.get_distribution(obs, action_masks=masks).log_prob(labels)
+            dist = policy.get_distribution(obs, action_masks=masks)
+            log_p = dist.log_prob(labels)
+            soft = soft_of[rows]
+            if (soft >= 0).any():  # cross-entropy with Search's value softmax at those rows
+                where = th.as_tensor(np.flatnonzero(soft >= 0))
+                ce = -(soft_q[soft[soft >= 0]] * dist.log_p[where]).sum(dim=1)
+                log_p = log_p.index_put((where,), -ce)
             w = weights[rows]
             loss = -(w * log_p).sum() / w.sum()
             optimizer.zero_grad()
@@ -422,6 +477,7 @@ def fit(config: DistillConfig, model, train: dict, held: dict | None, log=_print
                "train_agreement": agreement(policy, train, c.target),
                "held_agreement": agreement(policy, held, c.target) if has_held else None,
                "held_choice_agreement": agreement(policy, held, "choice") if has_held else None,
+               "held_opening_agreement": agreement(policy, openings(held), "choice") if has_held else None,
                "seconds": time.perf_counter() - start}
         history.append(row)
         log(json.dumps(row))
@@ -444,6 +500,8 @@ def run(config: DistillConfig, log=_print) -> Path:
                "hint_agreement_train": float((train["labels"] == train["hints"]).mean()),
                "hint_agreement_held": float((held["labels"] == held["hints"]).mean()) if held else None,
                "target_is_hint_held": float((targets(held, c.fit.target) == held["hints"]).mean()) if held else None,
+               "hint_opening_agreement_held": float((lambda o: (o["labels"] == o["hints"]).mean())(openings(held)))
+               if held else None,
                "departed_train": float(((train["priors"] < 0) | (train["labels"] != train["priors"])).mean()),
                "label_seconds_this_run": label_seconds}
     log(json.dumps(summary))
