@@ -75,10 +75,20 @@ def make_model(config: TrainConfig, env: SelfPlayVecEnv) -> MaskablePPO:
                      **({"privileged": env.privileged_size} if env.privileged_size else {}),
                      # fused: one kernel for all of Adam's per-parameter updates (CPU since torch 2.4)
                      "optimizer_kwargs": {"eps": 1e-5, "fused": True}}
-    return keep_torch_threads(MaskablePPO(NosPolicy, env, rollout_buffer_class=CompactMaskableRolloutBuffer, learning_rate=p.learning_rate, n_steps=p.n_steps, batch_size=p.batch_size,
+    return fast_update(MaskablePPO(NosPolicy, env, rollout_buffer_class=CompactMaskableRolloutBuffer, learning_rate=p.learning_rate, n_steps=p.n_steps, batch_size=p.batch_size,
                        n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range,
                        ent_coef=p.ent_coef, vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm, target_kl=p.target_kl,
                        policy_kwargs=policy_kwargs, seed=c.run.seed, device="cpu", verbose=0))
+
+
+def fast_update(model: MaskablePPO) -> MaskablePPO:
+    """The trainer's update settings on a new or loaded model: the rollout buffer hands the update
+    compressed observations and legal lists (``train/buffer.py``; set on the buffer, not saved
+    with the model, so old checkpoints resume with it too) and torch keeps its thread count
+    (:func:`keep_torch_threads`)."""
+    if isinstance(model.rollout_buffer, CompactMaskableRolloutBuffer):
+        model.rollout_buffer.compressed = True
+    return keep_torch_threads(model)
 
 
 #: torch's thread count when this module was imported, before any engine step (see keep_torch_threads)
@@ -302,7 +312,7 @@ def train(config: TrainConfig, resume: bool = False, progress: bool = True) -> d
     if resume:
         state = json.loads(state_file.read_text())
         # load_model: checkpoints saved while NosPolicy lived in train/policy.py load too
-        model = keep_torch_threads(load_model(run_dir / "checkpoints" / Path(state["checkpoint"]).name, env=env,
+        model = fast_update(load_model(run_dir / "checkpoints" / Path(state["checkpoint"]).name, env=env,
                                               device="cpu"))
         # New random streams from here on (deals, opponents, sampling), not a replay of the first launch's.
         model.set_random_seed(config.run.seed + model.num_timesteps)
