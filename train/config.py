@@ -77,6 +77,9 @@ class PPOConfig:
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     target_kl: Any = None  # a float stops an update's epochs early
+    # each update runs beside the next rollout's collection, which the policy one update behind
+    # collects (train/overlap.py; docs/training.md "Faster training")
+    overlap: bool = False
 
 
 @dataclass
