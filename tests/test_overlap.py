@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 th = pytest.importorskip("torch")
@@ -64,6 +65,35 @@ def test_each_rollout_after_the_first_is_collected_by_the_policy_one_update_behi
         assert not th.equal(start, end)
         assert th.equal(collects[k][0], start)  # R(k) is collected by θ(k-1) while θ(k-1) -> θ(k) runs
         assert th.equal(updates[k][0], end)  # and updated from θ(k)
+
+
+def _own_log_probs(policy, buffer) -> np.ndarray:
+    """The policy's log-probabilities of the buffer's actions, computed independently."""
+    obs = buffer.observations.reshape(-1, buffer.observations.shape[-1])
+    actions = buffer.actions.reshape(-1)
+    masks = buffer.action_masks.reshape(len(actions), -1)
+    with th.no_grad():
+        dist = policy.get_distribution(th.as_tensor(obs), action_masks=masks)
+        return dist.log_prob(th.as_tensor(actions).long()).numpy().reshape(buffer.log_probs.shape)
+
+
+@pytest.mark.parametrize("refresh", [True, False])
+def test_the_update_starts_from_its_own_log_probabilities_when_refreshed(refresh):
+    """With ppo.overlap_refresh the stored log-probabilities are the updated policy's own at the
+    update's start (PPO's ratio starts at 1); without it they are the collecting policy's."""
+    model = _model(overlap_refresh=refresh)
+    train = model.train
+    agree = []
+
+    def traced_train():
+        buffer = model.rollout_buffer
+        agree.append(np.allclose(buffer.log_probs, _own_log_probs(model.policy, buffer), atol=1e-5))
+        train()
+
+    model.train = traced_train
+    model.learn(4 * 64)
+    # The first rollout is collected by the policy it is updated from: its log-probabilities agree.
+    assert agree == [True, True, True, True] if refresh else agree == [True, False, False, False]
 
 
 def test_an_overlapped_run_is_reproducible():

@@ -80,6 +80,9 @@ class PPOConfig:
     # each update runs beside the next rollout's collection, which the policy one update behind
     # collects (train/overlap.py; docs/training.md "Faster training")
     overlap: bool = False
+    # with overlap: the update first recomputes the rollout's log-probabilities with the policy it
+    # starts from, so PPO's clip is centred on it (train/overlap.py); false keeps the collecting policy's
+    overlap_refresh: bool = True
 
 
 @dataclass

@@ -13,13 +13,16 @@ rollout k runs in a second thread while the main thread collects rollout k + 1:
 
 What it does to PPO's on-policy data: every rollout after the first is collected by the
 policy *one update behind* the one that is updated on it (θk collects R(k+1), which θ(k+1)
-is updated on). The stored log-probabilities are the collecting policy's, so PPO's ratio
-π_θ / π_θk is the true importance weight and its clipping holds the update near the policy
-that collected the data, as always; what changes is that at the update's first minibatch the
-ratio is already π_θ(k+1) / π_θk, not 1, which leaves the update a little less room inside
-the clip. The value targets are the collecting policy's values (one update old). The same
-number of updates is made on the same number of decisions. Whether this costs strength per
-decision is measured, not assumed (docs/training.md, "Faster training").
+is updated on). With the stored log-probabilities (the collecting policy's), PPO's ratio at
+the update's first minibatch is already π_θ(k+1) / π_θk, not 1: the clip, centred on the
+collecting policy, leaves the update less room. Measured, that cost about 2 chips a hand
+against Tactics at 1.5M decisions (docs/training.md, "Faster training"). So by default
+(``refresh=True``, ``ppo.overlap_refresh``) the update first recomputes the rollout's
+log-probabilities with the policy it starts from, θ(k+1), one forward pass over the rollout
+(in the update's thread): the ratio starts at 1 and the clip is centred on θ(k+1), as in
+on-policy PPO, while the data are still θk's (not weighted by π_θ(k+1) / π_θk: the two differ
+by one clipped update). The value targets stay the collecting policy's (one update old).
+The same number of updates is made on the same number of decisions.
 
 Why threads work here: the update's arithmetic (torch, and the policy's numba kernels,
 compiled ``nogil``) runs without Python's lock, and the rollout's engine and agents mostly
@@ -51,8 +54,9 @@ class OverlappedLearning:
     """Replaces ``model.learn`` with the overlapped loop (see the module); ``model.wait_for_update()``
     waits for a running update."""
 
-    def __init__(self, model: MaskablePPO):
+    def __init__(self, model: MaskablePPO, refresh: bool = True):
         self.model = model
+        self.refresh = bool(refresh)
         policy = model.policy
         if hasattr(policy.action_dist, "clear"):
             policy.action_dist.clear()
@@ -66,9 +70,15 @@ class OverlappedLearning:
         model.wait_for_update = self.wait
 
     # ------------------------------------------------------------ the update thread
+    def update(self) -> None:
+        """One PPO update on ``model.rollout_buffer`` (its log-probabilities refreshed first)."""
+        if self.refresh:
+            refresh_log_probs(self.model.policy, self.model.rollout_buffer, self.model.batch_size)
+        self.model.train()
+
     def _update(self) -> None:
         try:
-            self.model.train()
+            self.update()
         except BaseException as exc:  # raised again in the main thread by wait()
             self.error = exc
 
@@ -115,7 +125,7 @@ class OverlappedLearning:
                     model.dump_logs(iteration)
             if self.ready:  # the last rollout's update, with nothing left to collect beside it
                 self.ready = False
-                model.train()
+                self.update()
         finally:
             self.wait()
         callback.on_training_end()
@@ -161,7 +171,25 @@ class OverlappedLearning:
         return True
 
 
-def overlap_updates(model: MaskablePPO) -> MaskablePPO:
+def refresh_log_probs(policy, buffer, batch_size: int) -> None:
+    """Write ``policy``'s log-probabilities of the rollout's actions over ``buffer.log_probs``
+    (a full buffer, not yet flattened by ``get``); in chunks of ``batch_size``."""
+    if buffer.generator_ready:
+        raise RuntimeError("refresh_log_probs needs the rollout as collected, before the update reads it")
+    obs = buffer.observations.reshape(-1, buffer.observations.shape[-1])
+    actions = buffer.actions.reshape(-1)
+    masks = buffer.action_masks.reshape(len(actions), -1)
+    log_probs = buffer.log_probs.reshape(-1)  # a view: written in place
+    with th.no_grad():
+        for start in range(0, len(actions), batch_size):
+            stop = start + batch_size
+            _, log_prob, _ = policy.evaluate_actions(th.as_tensor(obs[start:stop]),
+                                                     th.as_tensor(actions[start:stop]).long(),
+                                                     action_masks=masks[start:stop])
+            log_probs[start:stop] = log_prob.numpy()
+
+
+def overlap_updates(model: MaskablePPO, refresh: bool = True) -> MaskablePPO:
     """Turn on overlapped updates for ``model`` (see the module)."""
-    OverlappedLearning(model)
+    OverlappedLearning(model, refresh)
     return model

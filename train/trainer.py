@@ -91,7 +91,7 @@ def fast_update(config: TrainConfig, model: MaskablePPO) -> MaskablePPO:
     if isinstance(model.rollout_buffer, CompactMaskableRolloutBuffer):
         model.rollout_buffer.compressed = True
     model = keep_torch_threads(model)
-    return overlap_updates(model) if config.ppo.overlap else model
+    return overlap_updates(model, config.ppo.overlap_refresh) if config.ppo.overlap else model
 
 
 def wait_for_update(model) -> None:
