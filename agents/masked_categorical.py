@@ -62,6 +62,32 @@ def legal_lists(masks: np.ndarray):
     return index, valid, K
 
 
+class LegalActions:
+    """Each row's legal actions as :func:`legal_lists` gives them (``index`` [B, K] int64,
+    ``valid`` [B, K] bool): the rollout buffer computes them once per rollout
+    (``train/buffer.py``) and hands minibatches of them to :class:`FastMaskedCategorical` in
+    place of the [B, actions] mask, which it would scan again at every minibatch."""
+
+    def __init__(self, index: np.ndarray, valid: np.ndarray):
+        self.index, self.valid = index, valid
+
+    @classmethod
+    def of_masks(cls, masks: np.ndarray) -> "LegalActions | None":
+        """The lists of a [B, actions] mask, or None if a row has no legal action."""
+        masks = np.ascontiguousarray(masks)
+        if masks.dtype != np.bool_:
+            masks = masks != 0
+        index, valid, K = legal_lists(masks.view(np.uint8))
+        return None if K == 0 else cls(index, valid)
+
+    def take(self, rows: np.ndarray) -> "LegalActions":
+        """The rows ``rows``, their lists cut to the longest of them (as :func:`legal_lists` of
+        those rows' masks gives)."""
+        valid = self.valid[rows]
+        K = max(int(valid.sum(axis=1).max(initial=0)), 1)
+        return LegalActions(np.ascontiguousarray(self.index[rows, :K]), np.ascontiguousarray(valid[:, :K]))
+
+
 class FastMaskedCategorical(MaskableCategoricalDistribution):
     """sb3-contrib's masked categorical, computed over each row's legal actions (see the module)."""
 
@@ -100,7 +126,9 @@ class FastMaskedCategorical(MaskableCategoricalDistribution):
         B = self._rows()
         index = valid = None
         masks = self._masks
-        if masks is not None:
+        if isinstance(masks, LegalActions):
+            index, valid = th.from_numpy(masks.index), th.from_numpy(masks.valid)
+        elif masks is not None:
             if isinstance(masks, th.Tensor):
                 masks = masks.detach().cpu().numpy()
             masks = np.ascontiguousarray(np.asarray(masks).reshape(B, self.action_dim))

@@ -156,9 +156,20 @@ class PlayLoop:
         else:
             rewards, terminated, final_chips, current, obs = self.tables.step(
                 actions, observe=True, autoreset=self.autoreset, allow_idle=idle)
-        if idle:  # an idle row of the engine's buffer is stale: keep the loop's own
+        if idle and not self.family:
+            # Nos's FastTables writes no observation row of an idle table (its step's docs), so the
+            # loop keeps the engine's buffer as its own: after the first step only the idle rows'
+            # observations are copied into it, once, and then no row at all (about a tenth of a
+            # self-play step's CPU time was this copy). Rows refresh() observes are written into it.
+            if self.obs is not obs:
+                stale = actions == FastTables.IDLE
+                obs[stale] = self.obs[stale]
+                self.obs = obs
+        elif idle:  # an idle row of the engine's buffer is stale: keep the loop's own
             moved = actions != FastTables.IDLE
             self.obs[moved] = obs[moved]
+        elif self.rest == "idle" and not self.family:  # every row written: the engine's buffer, as above
+            self.obs = obs
         elif self.rest == "idle":  # the loop's own buffer is kept (the caller may index it)
             self.obs[:] = obs
         else:  # every row was written: the engine's buffer is the observation (no copy)

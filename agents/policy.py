@@ -43,7 +43,7 @@ from nos_env.encoding import NUM_ACTIONS, OBSERVATION_SIZE  # noqa: E402
 
 from .legal_logits import chosen_logits  # noqa: E402
 from .masked_categorical import FastMaskedCategorical  # noqa: E402  (the policy's distribution)
-from .sparse_linear import SparseInputLinear  # noqa: E402
+from .sparse_linear import SparseInputLinear, SparseRows  # noqa: E402
 
 
 def hint_size(observation_space: spaces.Box, action_space: spaces.Discrete | None = None) -> int:
@@ -97,7 +97,11 @@ class NosEncoder(BaseFeaturesExtractor):
         self.size = int(observation_space.shape[0]) - self.hint - self.privileged
         self.body = nn.Sequential(SparseInputLinear(self.size, width), nn.ReLU())  # observations are 95% zeros
 
-    def forward(self, observations: th.Tensor) -> th.Tensor:
+    def forward(self, observations: th.Tensor | SparseRows) -> th.Tensor:
+        if isinstance(observations, SparseRows):  # the PPO update's minibatch (train/buffer.py)
+            rows, tail = observations.split(self.size)
+            z = self.body(rows)
+            return th.cat([z, tail], dim=1) if self.hint or self.privileged else z
         z = self.body(observations[:, : self.size])
         if self.hint or self.privileged:
             return th.cat([z, observations[:, self.size:]], dim=1)
@@ -222,6 +226,15 @@ class NosPolicy(MaskableActorCriticPolicy):
             nn.init.zeros_(head.linear.bias)
         self.action_net = head
         self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+
+    def extract_features(self, obs, features_extractor=None):
+        # The rollout buffer's compressed minibatch needs no preprocessing (float32 observations
+        # from a Box space, which preprocess_obs would only convert to float).
+        if isinstance(obs, SparseRows):
+            if not self.share_features_extractor:
+                return self.pi_features_extractor(obs), self.vf_features_extractor(obs)
+            return (features_extractor or self.features_extractor)(obs)
+        return super().extract_features(obs, features_extractor)
 
     def _get_action_dist_from_latent(self, latent_pi: th.Tensor):
         # The logits of the legal actions only, computed once the mask is applied (agents/masked_categorical.py).

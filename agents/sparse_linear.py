@@ -34,7 +34,15 @@ MAX_DENSITY = 0.25
 def dense_to_csr(x: np.ndarray, max_nnz: int):
     """Compressed rows of a C-contiguous float32 matrix: (indptr [B+1], cols, vals, nnz);
     stops early and returns nnz = -1 once more than ``max_nnz`` entries are nonzero."""
-    B, D = x.shape
+    return columns_to_csr(x, x.shape[1], max_nnz)
+
+
+@njit(cache=True, nogil=True)
+def columns_to_csr(x: np.ndarray, stop: int, max_nnz: int):
+    """:func:`dense_to_csr` of the columns ``[0, stop)`` of ``x`` (the observation without a
+    hint or privileged tail behind it)."""
+    B = x.shape[0]
+    D = stop
     indptr = np.zeros(B + 1, np.int64)
     cap = min(B * D, max(1024, max_nnz + D))
     cols = np.empty(cap, np.int32)
@@ -55,6 +63,26 @@ def dense_to_csr(x: np.ndarray, max_nnz: int):
     if n > max_nnz:
         return indptr, cols, vals, -1
     return indptr, cols[:n], vals[:n], n
+
+
+@njit(cache=True, nogil=True)
+def take_csr_rows(indptr, cols, vals, rows):
+    """The compressed rows ``rows`` (in that order) of a CSR matrix: (indptr, cols, vals)."""
+    n = rows.shape[0]
+    out_ptr = np.zeros(n + 1, np.int64)
+    for i in range(n):
+        r = rows[i]
+        out_ptr[i + 1] = out_ptr[i] + indptr[r + 1] - indptr[r]
+    out_cols = np.empty(out_ptr[n], np.int32)
+    out_vals = np.empty(out_ptr[n], np.float32)
+    for i in range(n):
+        r = rows[i]
+        start = indptr[r]
+        dst = out_ptr[i]
+        for k in range(indptr[r + 1] - start):
+            out_cols[dst + k] = cols[start + k]
+            out_vals[dst + k] = vals[start + k]
+    return out_ptr, out_cols, out_vals
 
 
 @njit(cache=True, nogil=True, fastmath=True)
@@ -88,6 +116,76 @@ def csr_weight_grad(indptr, cols, vals, grad_out, grad_weight_t):
                 dst[h] += v * g[h]
 
 
+@njit(cache=True, nogil=True)
+def split_csr(indptr, cols, vals, stop, width):
+    """A CSR matrix of ``width`` columns cut at column ``stop``: the compressed rows of the
+    columns before it (indptr, cols, vals) and the columns from it on, dense [B, width - stop]."""
+    B = indptr.shape[0] - 1
+    out_ptr = np.zeros(B + 1, np.int64)
+    out_cols = np.empty(indptr[B], np.int32)
+    out_vals = np.empty(indptr[B], np.float32)
+    tail = np.zeros((B, width - stop), np.float32)
+    n = 0
+    for r in range(B):
+        for k in range(indptr[r], indptr[r + 1]):
+            c = cols[k]
+            if c < stop:
+                out_cols[n] = c
+                out_vals[n] = vals[k]
+                n += 1
+            else:
+                tail[r, c - stop] = vals[k]
+        out_ptr[r + 1] = n
+    return out_ptr, out_cols[:n], out_vals[:n], tail
+
+
+class SparseRows:
+    """A batch of observations as compressed rows (CSR: ``indptr`` [B+1], ``cols``, ``vals``) of
+    ``width`` columns: what the rollout buffer hands the policy in the PPO update, built once per
+    rollout (``train/buffer.py``) instead of a dense copy per minibatch that the first layer then
+    scans again. :class:`SparseInputLinear` reads it directly; :meth:`split` cuts off the columns
+    behind the observation (the hint, a privileged tail) as a dense tensor."""
+
+    def __init__(self, indptr: np.ndarray, cols: np.ndarray, vals: np.ndarray, width: int):
+        self.indptr, self.cols, self.vals, self.width = indptr, cols, vals, int(width)
+
+    def __len__(self) -> int:
+        return self.indptr.shape[0] - 1
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (len(self), self.width)
+
+    @classmethod
+    def of_dense(cls, x: np.ndarray, max_density: float | None = None) -> "SparseRows | None":
+        """The rows of a 2-D float32 array, or None when more than ``max_density`` (default
+        :data:`MAX_DENSITY`) of it is nonzero (then the dense code is faster)."""
+        x = np.ascontiguousarray(x, dtype=np.float32)
+        density = MAX_DENSITY if max_density is None else max_density
+        indptr, cols, vals, nnz = dense_to_csr(x, int(density * x.size))
+        return None if nnz < 0 else cls(indptr, cols, vals, x.shape[1])
+
+    def take(self, rows: np.ndarray) -> "SparseRows":
+        """The rows ``rows``, in that order."""
+        indptr, cols, vals = take_csr_rows(self.indptr, self.cols, self.vals, np.asarray(rows, np.int64))
+        return SparseRows(indptr, cols, vals, self.width)
+
+    def split(self, stop: int) -> tuple["SparseRows", th.Tensor]:
+        """The columns before ``stop`` (compressed) and from ``stop`` on (a dense float32 tensor)."""
+        if not 0 <= stop <= self.width:
+            raise ValueError(f"stop must be in [0, {self.width}], got {stop}")
+        if stop == self.width:
+            return self, th.zeros((len(self), 0))
+        indptr, cols, vals, tail = split_csr(self.indptr, self.cols, self.vals, stop, self.width)
+        return SparseRows(indptr, cols, vals, stop), th.from_numpy(tail)
+
+    def to_dense(self) -> th.Tensor:
+        out = np.zeros(self.shape, np.float32)
+        rows = np.repeat(np.arange(len(self)), np.diff(self.indptr))
+        out[rows, self.cols] = self.vals
+        return th.from_numpy(out)
+
+
 class _SparseRowsLinear(th.autograd.Function):
     """``x @ weight.T + bias`` from x's compressed rows; gradients for weight and bias (not x)."""
 
@@ -115,7 +213,13 @@ class SparseInputLinear(nn.Linear):
     """``nn.Linear`` for mostly-zero inputs (observations): same parameters, same results up to
     rounding, computed from the input's nonzeros only (see the module)."""
 
-    def forward(self, x: th.Tensor) -> th.Tensor:
+    def forward(self, x: th.Tensor | SparseRows) -> th.Tensor:
+        if isinstance(x, SparseRows):  # the rollout buffer's compressed minibatch
+            if x.width != self.in_features:
+                raise ValueError(f"SparseRows of {x.width} columns for a layer of {self.in_features} inputs")
+            if self.weight.dtype != th.float32 or self.bias is None or len(x) == 0:
+                return F.linear(x.to_dense().to(self.weight.dtype), self.weight, self.bias)
+            return _SparseRowsLinear.apply((x.indptr, x.cols, x.vals), len(x), self.weight, self.bias)
         if (x.dim() != 2 or x.dtype != th.float32 or x.device.type != "cpu" or x.requires_grad
                 or self.weight.dtype != th.float32 or self.bias is None or x.shape[0] == 0):
             return F.linear(x, self.weight, self.bias)

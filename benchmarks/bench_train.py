@@ -2,7 +2,7 @@
 next to the usual recipe (the AEC environment wrapped for DummyVecEnv), in one run.
 
     python benchmarks/bench_train.py [--configs configs/quick.yaml configs/full.yaml] [--rollouts 6]
-                                     [--recipe-seconds 60]
+                                     [--recipe-seconds 60] [--set ppo.overlap=true ...]
 
 For each config: its env, opponents, policy and PPO settings, evaluations and checkpoints
 off; one warm-up rollout, then ``--rollouts`` rollouts timed. Printed: SB3's own
@@ -31,18 +31,19 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 class TimedCalls:
-    """Wraps a bound method and adds up its wall time and this process's CPU time."""
+    """Wraps a bound method and adds up its wall time and CPU time (``clock``: this process's, by
+    default; ``time.thread_time`` for the calling thread's only)."""
 
-    def __init__(self, fn):
-        self.fn, self.seconds, self.cpu = fn, 0.0, 0.0
+    def __init__(self, fn, clock=time.process_time):
+        self.fn, self.seconds, self.cpu, self.clock = fn, 0.0, 0.0, clock
 
     def __call__(self, *args, **kwargs):
-        start, cpu = time.perf_counter(), time.process_time()
+        start, cpu = time.perf_counter(), self.clock()
         try:
             return self.fn(*args, **kwargs)
         finally:
             self.seconds += time.perf_counter() - start
-            self.cpu += time.process_time() - cpu
+            self.cpu += self.clock() - cpu
 
 
 def sb3_fps_of(model) -> float:
@@ -51,21 +52,30 @@ def sb3_fps_of(model) -> float:
     return (model.num_timesteps - model._num_timesteps_at_start) / elapsed
 
 
-def bench_config(path: str, rollouts: int) -> dict:
+def bench_config(path: str, rollouts: int, overrides: list[str] = ()) -> dict:
+    import yaml
     from stable_baselines3.common.logger import configure
 
-    from train.config import load_config
+    from train.cli import _apply_overrides
+    from train.config import from_dict
     from train.trainer import make_env, make_model
 
-    config = load_config(path)
+    config = from_dict(_apply_overrides(yaml.safe_load(Path(path).read_text()), list(overrides)), path)
     env, _ = make_env(config)
     model = make_model(config, env)
     model.set_logger(configure(None, []))
     per_rollout = config.env.num_envs * config.ppo.n_steps
-    model.learn(per_rollout)  # warm-up: numba, torch, first allocations
+    model.learn(2 * per_rollout)  # warm-up: numba, torch, first allocations (an overlapped update too)
     env.step_wait = env_time = TimedCalls(env.step_wait)
-    model.collect_rollouts = collect = TimedCalls(model.collect_rollouts)
-    model.train = update = TimedCalls(model.train)
+    overlapped = getattr(model, "wait_for_update", None) is not None
+    if overlapped:  # train/overlap.py: the update runs beside the rollout (a thread: wall time only)
+        learning = model.learn.__self__
+        learning.collect = collect = TimedCalls(learning.collect)
+    else:
+        model.collect_rollouts = collect = TimedCalls(model.collect_rollouts)
+    # An overlapped update's CPU is its own thread's (torch runs on 1 thread there); the rollout's
+    # process-wide CPU then includes the update thread's, so only the total CPU fps is shown for it.
+    model.train = update = TimedCalls(model.train, time.thread_time if overlapped else time.process_time)
     start, cpu = time.perf_counter(), time.process_time()
     model.learn(per_rollout * rollouts, reset_num_timesteps=False)
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
@@ -74,8 +84,11 @@ def bench_config(path: str, rollouts: int) -> dict:
     return {"config": path, "steps": steps, "seconds": seconds, "fps": steps / seconds, "sb3_fps": sb3_fps,
             "cpu_fps": steps / cpu,
             "us_env": env_time.seconds / steps * 1e6, "us_rollout_other": (collect.seconds - env_time.seconds) / steps * 1e6,
-            "us_update": update.seconds / steps * 1e6,
-            "cpu_us": [env_time.cpu / steps * 1e6, (collect.cpu - env_time.cpu) / steps * 1e6, update.cpu / steps * 1e6]}
+            "us_update": update.seconds / steps * 1e6, "overlap": overlapped,
+            # process_time counts every thread's CPU: beside an overlapped update it is the whole process's
+            "cpu_us": [float("nan") if overlapped else env_time.cpu / steps * 1e6,
+                       float("nan") if overlapped else (collect.cpu - env_time.cpu) / steps * 1e6,
+                       update.cpu / steps * 1e6]}
 
 
 class AECAsGym(gym.Env):
@@ -144,8 +157,10 @@ def main() -> None:
                                                            str(ROOT / "configs/full.yaml")])
     parser.add_argument("--rollouts", type=int, default=6)
     parser.add_argument("--recipe-seconds", type=float, default=60.0, help="0 skips the recipe")
+    parser.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
+                        help="a config override for every config, as nos-train's --set")
     args = parser.parse_args()
-    rows = [bench_config(path, args.rollouts) for path in args.configs]
+    rows = [bench_config(path, args.rollouts, args.set) for path in args.configs]
     if args.recipe_seconds > 0:
         rows.append(bench_recipe(args.recipe_seconds))
     print(f"{'setup':<40} {'decisions':>10} {'s':>6} {'fps':>8} {'SB3 fps':>8} {'CPU fps':>8}  "

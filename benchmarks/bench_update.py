@@ -11,7 +11,9 @@ Builds the config's model, collects one rollout, then times ``model.train()`` (o
 - ``sparse first layer``: ``agents/sparse_linear.py`` on, the old distribution;
 - ``legal logits``: the dense first layer, the legal-actions-only head and distribution
   (``agents/legal_logits.py``, ``agents/masked_categorical.py``);
-- ``both``: as the policy runs now.
+- ``both``: both of the above, the minibatches dense (as the buffer gave them before);
+- ``compressed rollout``: as the trainer runs now: both, and the rollout buffer hands out
+  compressed observations and legal lists built once per rollout (``train/buffer.py``).
 
 Printed: each way's CPU seconds per update (this process's CPU time, which a shared machine
 inflates less than the wall clock) and µs per learner decision. The same rollout is used
@@ -72,11 +74,13 @@ def main() -> None:
     full_get = MaskableActorCriticPolicy._get_action_dist_from_latent.__get__(policy)
     actions = int(policy.action_space.n)
     density = sparse_linear.MAX_DENSITY
-    ways = [("before", False, False), ("sparse first layer", True, False), ("legal logits", False, True),
-            ("both", True, True)]
-    seconds: dict[str, list[float]] = {name: [] for name, _, _ in ways}
+    ways = [("before", False, False, False), ("sparse first layer", True, False, False),
+            ("legal logits", False, True, False), ("both", True, True, False), ("compressed rollout", True, True, True)]
+    seconds: dict[str, list[float]] = {name: [] for name, *_ in ways}
+    buffer = model.rollout_buffer
     for _ in range(args.repeats):
-        for name, sparse, legal in ways:
+        for name, sparse, legal, compressed in ways:
+            buffer.compressed, buffer._packed = compressed, False  # packed again: its cost counts
             sparse_linear.MAX_DENSITY = density if sparse else -1.0  # -1: every input takes the dense code
             if legal:
                 policy.action_dist, policy._get_action_dist_from_latent = FastMaskedCategorical(actions), legal_get

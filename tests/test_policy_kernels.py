@@ -143,3 +143,104 @@ def test_the_distribution_from_the_latent_equals_the_one_from_full_logits():
     assert lazy.log_p.shape == (len(masks), 557)
     illegal = th.as_tensor([np.flatnonzero(~m)[0] if (~m).any() else 0 for m in masks])
     assert (lazy.log_prob(illegal)[masks.sum(axis=1) < 557] < -1e7).all()
+
+
+# ---------------------------------------------- the update's compressed minibatches (train/buffer.py)
+def test_sparse_rows_take_split_and_dense_agree_with_numpy():
+    from agents.sparse_linear import SparseRows
+
+    x = _sparse_batch(rows=60, size=40, density=0.2).numpy()
+    rows = SparseRows.of_dense(x)
+    np.testing.assert_array_equal(rows.to_dense().numpy(), x)
+    pick = np.array([5, 0, 59, 5, 17])  # any order, repeats, the empty row 5
+    taken = rows.take(pick)
+    assert taken.shape == (5, 40)
+    np.testing.assert_array_equal(taken.to_dense().numpy(), x[pick])
+    head, tail = taken.split(37)
+    assert head.width == 37 and tail.shape == (5, 3) and tail.dtype == th.float32
+    np.testing.assert_array_equal(head.to_dense().numpy(), x[pick, :37])
+    np.testing.assert_array_equal(tail.numpy(), x[pick, 37:])
+    whole, nothing = taken.split(40)
+    assert whole is taken and nothing.shape == (5, 0)
+    with pytest.raises(ValueError, match=r"stop must be in \[0, 40\]"):
+        taken.split(41)
+    assert SparseRows.of_dense(np.ones((4, 10), np.float32)) is None  # denser than MAX_DENSITY
+
+
+def test_legal_actions_take_equals_the_legal_lists_of_those_rows():
+    from agents.masked_categorical import LegalActions
+
+    masks = _legal()
+    masks[4] = False
+    masks[4, 9] = True  # the all-legal row would make every list 557 long
+    legal = LegalActions.of_masks(masks)
+    pick = np.array([3, 10, 3, 0])
+    taken = legal.take(pick)
+    index, valid, K = legal_lists(np.ascontiguousarray(masks[pick]).view(np.uint8))
+    assert taken.index.shape == (4, K)
+    np.testing.assert_array_equal(taken.index, index)
+    np.testing.assert_array_equal(taken.valid, valid)
+    masks[7] = False
+    assert LegalActions.of_masks(masks) is None  # a row without a legal action: no lists
+
+
+@pytest.mark.parametrize("hint", [False, True])
+def test_the_policy_gives_the_same_values_and_gradients_from_compressed_minibatches(hint):
+    """The update's compressed observations and legal lists against the dense minibatch: the
+    same numbers, bit for bit (the nonzeros are read in the same order), hint column included."""
+    from gymnasium import spaces
+
+    from agents.masked_categorical import LegalActions
+    from agents.policy import NosPolicy
+    from agents.sparse_linear import SparseRows
+    from nos_env.encoding import NUM_ACTIONS, OBSERVATION_SIZE
+
+    rng = np.random.default_rng(5)
+    rows = 64
+    obs = _sparse_batch(rows=rows, size=OBSERVATION_SIZE, density=0.05, seed=6).numpy()
+    masks = _legal(rows=rows)
+    masks[4] = False
+    masks[4, :3] = True
+    if hint:  # the Tactics hint: an action index behind the observation (a legal one)
+        obs = np.concatenate([obs, [[np.flatnonzero(m)[0]] for m in masks]], axis=1).astype(np.float32)
+    space = spaces.Box(-np.inf, np.inf, (obs.shape[1],), np.float32)
+    th.manual_seed(7)
+    policy = NosPolicy(space, spaces.Discrete(NUM_ACTIONS), lambda _: 3e-4, width=32,
+                       net_arch={"pi": [16], "vf": [16]})
+    actions = th.as_tensor([rng.choice(np.flatnonzero(m)) for m in masks])
+    advantages = th.as_tensor(rng.normal(size=rows), dtype=th.float32)
+    pick = rng.permutation(rows)[:48]
+    results = []
+    for observations, legal in ((th.as_tensor(obs[pick]), th.as_tensor(masks[pick])),
+                                (SparseRows.of_dense(obs).take(pick), LegalActions.of_masks(masks).take(pick))):
+        policy.zero_grad()
+        values, log_prob, entropy = policy.evaluate_actions(observations, actions[pick], action_masks=legal)
+        (values.sum() + (log_prob * advantages[pick]).sum() + 0.1 * entropy.sum()).backward()
+        results.append([values, log_prob, entropy] + [p.grad.clone() for p in policy.parameters() if p.grad is not None])
+    assert len(results[1]) == len(results[0]) >= 10
+    for dense, compressed in zip(*results):
+        assert th.equal(dense, compressed)
+
+
+def test_the_trainers_update_reads_compressed_minibatches_built_once_per_rollout(monkeypatch):
+    """Without train/buffer.py's compression every minibatch would be scanned into rows again."""
+    from train.config import from_dict
+    from train.trainer import make_env, make_model
+
+    from agents.masked_categorical import LegalActions
+    from agents.sparse_linear import SparseRows
+
+    config = from_dict({"env": {"num_envs": 16}, "policy": {"width": 16},
+                        "ppo": {"n_steps": 4, "batch_size": 16, "n_epochs": 2}})
+    env, _ = make_env(config)
+    model = make_model(config, env)
+    assert model.rollout_buffer.compressed
+    scans, seen = [], []
+    scan = sparse_linear.dense_to_csr
+    monkeypatch.setattr(sparse_linear, "dense_to_csr", lambda x, m: scans.append(x.shape) or scan(x, m))
+    evaluate = model.policy.evaluate_actions
+    model.policy.evaluate_actions = lambda o, a, action_masks: (seen.append((type(o), type(action_masks)))
+                                                                 or evaluate(o, a, action_masks=action_masks))
+    model.learn(64)
+    assert seen == [(SparseRows, LegalActions)] * 8  # 2 epochs of 4 minibatches
+    assert scans.count((64, env.observation_space.shape[0])) == 1  # the rollout's 64 observations, once

@@ -77,6 +77,12 @@ class PPOConfig:
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     target_kl: Any = None  # a float stops an update's epochs early
+    # each update runs beside the next rollout's collection, which the policy one update behind
+    # collects (train/overlap.py; docs/training.md "Faster training")
+    overlap: bool = False
+    # with overlap: the update first recomputes the rollout's log-probabilities with the policy it
+    # starts from, so PPO's clip is centred on it (train/overlap.py); false keeps the collecting policy's
+    overlap_refresh: bool = True
 
 
 @dataclass

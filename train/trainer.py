@@ -37,6 +37,7 @@ from agents.registry import make_agent
 from .buffer import CompactMaskableRolloutBuffer
 from .config import TrainConfig
 from .evaluation import append_csv, evaluate, read_csv
+from .overlap import OVERLAP_ATTRIBUTES, overlap_updates
 from .report import final_report
 from .runfiles import RESUMABLE, check_resume_config, is_run_folder, truncate_csv  # noqa: F401
 from .selfplay import OpponentPool, SelfPlayVecEnv
@@ -75,10 +76,29 @@ def make_model(config: TrainConfig, env: SelfPlayVecEnv) -> MaskablePPO:
                      **({"privileged": env.privileged_size} if env.privileged_size else {}),
                      # fused: one kernel for all of Adam's per-parameter updates (CPU since torch 2.4)
                      "optimizer_kwargs": {"eps": 1e-5, "fused": True}}
-    return keep_torch_threads(MaskablePPO(NosPolicy, env, rollout_buffer_class=CompactMaskableRolloutBuffer, learning_rate=p.learning_rate, n_steps=p.n_steps, batch_size=p.batch_size,
+    return fast_update(config, MaskablePPO(NosPolicy, env, rollout_buffer_class=CompactMaskableRolloutBuffer, learning_rate=p.learning_rate, n_steps=p.n_steps, batch_size=p.batch_size,
                        n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range,
                        ent_coef=p.ent_coef, vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm, target_kl=p.target_kl,
                        policy_kwargs=policy_kwargs, seed=c.run.seed, device="cpu", verbose=0))
+
+
+def fast_update(config: TrainConfig, model: MaskablePPO) -> MaskablePPO:
+    """The trainer's update settings on a new or loaded model: the rollout buffer hands the update
+    compressed observations and legal lists (``train/buffer.py``; set on the buffer, not saved
+    with the model, so old checkpoints resume with it too), torch keeps its thread count
+    (:func:`keep_torch_threads`) and, with ``ppo.overlap``, each update runs beside the next
+    rollout (``train/overlap.py``)."""
+    if isinstance(model.rollout_buffer, CompactMaskableRolloutBuffer):
+        model.rollout_buffer.compressed = True
+    model = keep_torch_threads(model)
+    return overlap_updates(model, config.ppo.overlap_refresh) if config.ppo.overlap else model
+
+
+def wait_for_update(model) -> None:
+    """Wait for an overlapped update that may be running (before reading or saving the policy)."""
+    wait = getattr(model, "wait_for_update", None)
+    if wait is not None:
+        wait()
 
 
 #: torch's thread count when this module was imported, before any engine step (see keep_torch_threads)
@@ -215,6 +235,7 @@ class TrainingCallback(BaseCallback):
         if self.num_timesteps == self.model.n_envs and c.eval.every > 0:
             self.run_eval(at=0)  # the untrained model: the curve's starting point
         if self._due("snapshot", c.opponents.snapshot_every):
+            wait_for_update(self.model)
             self.snapshots.add(self.model.policy, self.num_timesteps)
             self.logger.record("selfplay/snapshots", len(self.snapshots.entries))
         if self._due("eval", c.eval.every):
@@ -225,6 +246,7 @@ class TrainingCallback(BaseCallback):
 
     def run_eval(self, at: int | None = None) -> dict:
         c = self.config
+        wait_for_update(self.model)  # the policy is evaluated with its update finished
         timesteps = int(self.num_timesteps if at is None else at)
         # Every evaluation keeps its deals' seeds and agents (and the records eval.records names):
         # evaluations/t<timesteps>-vs-<opponent>/ (evaluation.keep_evaluation).
@@ -265,10 +287,12 @@ class TrainingCallback(BaseCallback):
 #: What a saved model leaves out besides SB3's own exclusions: the last rollout's observations
 #: (about 11 MB of a 16 MB checkpoint at 2,048 tables). A resumed run resets its environment.
 CHECKPOINT_EXCLUDE = ["_last_obs", "_last_original_obs", "_last_episode_starts",
-                      "train"]  # keep_torch_threads' wrapper: the class's train() is the one to save
+                      "train",  # keep_torch_threads' wrapper: the class's train() is the one to save
+                      *OVERLAP_ATTRIBUTES]  # train/overlap.py's loop, when on
 
 
 def save_checkpoint(model: MaskablePPO, run_dir: Path, snapshots: SnapshotPool, marks: dict) -> Path:
+    wait_for_update(model)
     folder = run_dir / "checkpoints"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"step_{model.num_timesteps}.zip"
@@ -302,7 +326,7 @@ def train(config: TrainConfig, resume: bool = False, progress: bool = True) -> d
     if resume:
         state = json.loads(state_file.read_text())
         # load_model: checkpoints saved while NosPolicy lived in train/policy.py load too
-        model = keep_torch_threads(load_model(run_dir / "checkpoints" / Path(state["checkpoint"]).name, env=env,
+        model = fast_update(config, load_model(run_dir / "checkpoints" / Path(state["checkpoint"]).name, env=env,
                                               device="cpu"))
         # New random streams from here on (deals, opponents, sampling), not a replay of the first launch's.
         model.set_random_seed(config.run.seed + model.num_timesteps)

@@ -1,0 +1,132 @@
+"""Overlapped PPO updates (train/overlap.py): each update runs in a thread beside the next
+rollout, which the policy one update behind collects. Checked: which weights collect and
+which are updated, in what order; the same seed gives the same run whatever the threads'
+timing; a whole training run (evaluations, snapshots, checkpoints, resume) works with it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+th = pytest.importorskip("torch")
+pytest.importorskip("sb3_contrib")
+
+from stable_baselines3.common.logger import configure  # noqa: E402
+
+from train.cli import main as train_main  # noqa: E402
+from train.config import from_dict  # noqa: E402
+from train.trainer import make_env, make_model  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+SMALL = {"env": {"num_envs": 16, "num_threads": 1}, "policy": {"width": 16, "pi": [8], "vf": [8]},
+         "opponents": {"baselines": {"random": 1, "greedy": 1}},
+         "ppo": {"n_steps": 4, "batch_size": 32, "n_epochs": 2, "overlap": True}}
+
+
+def _model(**ppo):
+    config = from_dict({**SMALL, "ppo": {**SMALL["ppo"], **ppo}})
+    th.manual_seed(0)
+    env, _ = make_env(config)
+    model = make_model(config, env)
+    model.set_logger(configure(None, []))
+    return model
+
+
+def _weights(policy) -> th.Tensor:
+    return th.cat([p.detach().flatten().clone() for p in policy.parameters()])
+
+
+def test_each_rollout_after_the_first_is_collected_by_the_policy_one_update_behind():
+    model = _model()
+    learning = model.learn.__self__
+    updates, collects = [], []
+    train, collect = model.train, learning.collect
+
+    def traced_train():
+        start = _weights(model.policy)
+        train()
+        updates.append((start, _weights(model.policy)))
+
+    def traced_collect(*args, **kwargs):
+        # (the acting weights, whether an update was started and not yet waited for)
+        collects.append((_weights(learning.acting), learning.thread is not None))
+        return collect(*args, **kwargs)
+
+    model.train, learning.collect = traced_train, traced_collect
+    model.learn(4 * 64)  # 4 rollouts of 16 tables x 4 steps
+    assert len(collects) == len(updates) == 4  # every rollout gets its update, the last one alone
+    assert [beside for _, beside in collects] == [False, True, True, True]  # R1..R3 beside an update
+    theta0 = collects[0][0]
+    assert th.equal(updates[0][0], theta0)
+    for k in range(1, 4):
+        start, end = updates[k - 1]
+        assert not th.equal(start, end)
+        assert th.equal(collects[k][0], start)  # R(k) is collected by θ(k-1) while θ(k-1) -> θ(k) runs
+        assert th.equal(updates[k][0], end)  # and updated from θ(k)
+
+
+def _own_log_probs(policy, buffer) -> np.ndarray:
+    """The policy's log-probabilities of the buffer's actions, computed independently."""
+    obs = buffer.observations.reshape(-1, buffer.observations.shape[-1])
+    actions = buffer.actions.reshape(-1)
+    masks = buffer.action_masks.reshape(len(actions), -1)
+    with th.no_grad():
+        dist = policy.get_distribution(th.as_tensor(obs), action_masks=masks)
+        return dist.log_prob(th.as_tensor(actions).long()).numpy().reshape(buffer.log_probs.shape)
+
+
+@pytest.mark.parametrize("refresh", [True, False])
+def test_the_update_starts_from_its_own_log_probabilities_when_refreshed(refresh):
+    """With ppo.overlap_refresh the stored log-probabilities are the updated policy's own at the
+    update's start (PPO's ratio starts at 1); without it they are the collecting policy's."""
+    model = _model(overlap_refresh=refresh)
+    train = model.train
+    agree = []
+
+    def traced_train():
+        buffer = model.rollout_buffer
+        agree.append(np.allclose(buffer.log_probs, _own_log_probs(model.policy, buffer), atol=1e-5))
+        train()
+
+    model.train = traced_train
+    model.learn(4 * 64)
+    # The first rollout is collected by the policy it is updated from: its log-probabilities agree.
+    assert agree == [True, True, True, True] if refresh else agree == [True, False, False, False]
+
+
+def test_an_overlapped_run_is_reproducible():
+    runs = []
+    for _ in range(2):
+        model = _model()
+        model.learn(4 * 64)
+        runs.append(_weights(model.policy))
+    assert th.equal(runs[0], runs[1])
+
+
+def test_an_error_in_the_update_thread_reaches_the_caller():
+    model = _model()
+
+    def broken():
+        raise ArithmeticError("the update failed")
+
+    model.train = broken
+    with pytest.raises(ArithmeticError, match="the update failed"):
+        model.learn(4 * 64)
+
+
+def test_a_training_run_with_overlap_evaluates_snapshots_checkpoints_and_resumes(tmp_path):
+    """The smoke config with overlap: its evaluations, snapshots and checkpoints read the policy
+    between updates, and the saved models load and play."""
+    args = ["--config", str(ROOT / "configs" / "smoke.yaml"), "--set", f"run.output_dir={tmp_path}", "--quiet",
+            "--set", "ppo.overlap=true", "--set", "run.total_timesteps=2048"]
+    train_main(args)
+    run = tmp_path / "smoke"
+    assert (run / "model.zip").exists() and (run / "checkpoints" / "step_2048.zip").exists()
+    train_main(args[:-1] + ["run.total_timesteps=4096", "--resume"])
+    assert (run / "checkpoints" / "step_4096.zip").exists()
+    from agents.registry import make_agent
+
+    agent = make_agent(f"model:{run / 'model.zip'}")
+    assert agent.policy is not None
