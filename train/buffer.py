@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import numpy as np
 import torch as th
+from gymnasium import spaces
 from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer, MaskableRolloutBufferSamples
+from stable_baselines3.common.buffers import RolloutBuffer
 
 from agents.masked_categorical import LegalActions
 from agents.sparse_linear import SparseRows
@@ -34,7 +36,13 @@ class CompactMaskableRolloutBuffer(MaskableRolloutBuffer):
         super().__init__(*args, **kwargs)
 
     def reset(self) -> None:
-        super().reset()
+        if isinstance(self.action_space, spaces.Discrete):
+            # sb3-contrib's reset fills a float32 mask array (36 MB for a quick-config rollout, about
+            # 3 µs per learner decision) that the line below replaces at once: skip it.
+            self.mask_dims = int(self.action_space.n)
+            RolloutBuffer.reset(self)
+        else:
+            super().reset()
         self.action_masks = np.ones((self.buffer_size, self.n_envs, self.mask_dims), dtype=bool)
         self._rows = self._legal = None
         self._packed = False

@@ -24,12 +24,16 @@ on-policy PPO, while the data are still θk's (not weighted by π_θ(k+1) / π_�
 by one clipped update). The value targets stay the collecting policy's (one update old).
 The same number of updates is made on the same number of decisions.
 
-Why threads work here: the update's arithmetic (torch, and the policy's numba kernels,
-compiled ``nogil``) runs without Python's lock, and the rollout's engine and agents mostly
-run in compiled code too. Reproducible: the update uses numpy's global generator (the
-minibatch permutation) and nothing else random; the rollout uses torch's (action sampling)
-and its own generators; neither reads what the other writes, so the same seed gives the same
-run whatever the threads' timing.
+Threads, and what they cost: the update's arithmetic (torch, and the policy's numba
+kernels, compiled ``nogil``) runs without Python's interpreter lock, but between those calls
+the update thread takes the lock often enough that the rollout, whose engine loop, agents and
+bookkeeping are driven from Python, runs at about half speed beside it. Measured on the
+quick config this made training slower, not faster (docs/benchmarks.md, "Faster training,
+second pass"; ``benchmarks/bench_update_lock.py``), so no config turns it on; a learner in its
+own process would avoid the lock. Reproducible: the update uses numpy's global generator
+(the minibatch permutation) and nothing else random; the rollout uses torch's (action
+sampling) and its own generators; neither reads what the other writes, so the same seed
+gives the same run whatever the threads' timing.
 
 Anything that reads the learner's policy while an update may run (evaluations, snapshots,
 checkpoints: ``train/trainer.py``'s callback) first calls ``model.wait_for_update()``.
