@@ -125,7 +125,7 @@ def test_the_soft_loss_and_its_gradient_are_the_plain_masked_softmaxs():
         else:
             loss = soft_loss(policy, obs, masks, soft)
         loss.backward()
-        grads.append((float(loss), th.cat([p.grad.flatten() for p in policy.parameters() if p.grad is not None])))
+        grads.append((float(loss.detach()), th.cat([p.grad.flatten() for p in policy.parameters() if p.grad is not None])))
     assert grads[0][0] == pytest.approx(grads[1][0], rel=1e-5)
     assert th.allclose(grads[0][1], grads[1][1], atol=1e-6)
 

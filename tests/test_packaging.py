@@ -108,6 +108,7 @@ COMMANDS = [
     ["-m", "agents.announce", "survey"],
     ["-m", "agents.announce", "compare"],
     ["-m", "agents.announce_values"],
+    ["-m", "train.distill_nos"],
     ["-m", "train"],
     ["-m", "nos_env.playthrough"],
     ["-m", "nos_env.playthrough", "record"],

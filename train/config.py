@@ -16,8 +16,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from agents.registry import known_agents
 from nos_env.threads import check_num_threads
 
@@ -253,6 +251,8 @@ def from_dict(data: dict | None, source: str = "config") -> TrainConfig:
 
 
 def load_config(path: str | Path) -> TrainConfig:
+    import yaml  # the train extra's; imported here so that train.config's checks load without it
+
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"{path}: no such config file")
@@ -456,4 +456,6 @@ def _check_family(c: TrainConfig, source: str) -> None:
 
 
 def defaults_yaml() -> str:
+    import yaml
+
     return yaml.safe_dump(TrainConfig().to_dict(), sort_keys=False)

@@ -36,13 +36,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import yaml
 
 from agents.base import Agent, BatchContext
 from agents.play_loop import PlayLoop
 from agents.search import SearchAgent
 from agents.tactics import TacticsAgent
 from nos_env.encoding import NUM_ACTIONS, OBSERVATION_SIZE
+from nos_env.extras import MissingExtraError, require
 from nos_env.fast_engine import FastTables
 
 from .config import ConfigError, _check_type, _suggest
@@ -174,6 +174,8 @@ def _validate(c: DistillConfig, source: str) -> None:
 
 
 def load_distill_config(path: str | Path, overrides: list[str] = ()) -> DistillConfig:
+    import yaml  # the train extra's; imported here so that --help works without it
+
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"{path}: no such config file")
@@ -487,6 +489,8 @@ def fit(config: DistillConfig, model, train: dict, held: dict | None, log=_print
 def run(config: DistillConfig, log=_print) -> Path:
     """Labels (resumed part by part), then the student; writes ``model.zip`` and ``distill.json`` in
     the run's folder and returns the model's path."""
+    import yaml
+
     c = config
     c.run_dir.mkdir(parents=True, exist_ok=True)
     (c.run_dir / "distill_config.yaml").write_text(yaml.safe_dump(dataclasses.asdict(c), sort_keys=False))
@@ -523,6 +527,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE")
     parser.add_argument("--labels-only", action="store_true", help="collect the labels, do not fit")
     args = parser.parse_args(argv)
+    try:
+        require("train", "python -m train.distill_nos")
+    except MissingExtraError as exc:
+        parser.exit(2, f"error: {exc}\n")
     config = load_distill_config(args.config, args.set)
     if args.labels_only:
         collect_labels(config)
