@@ -80,7 +80,7 @@ class FitConfig:
     # "departures": the teacher's choice where it departed from its prior (or had none), else the
     # hint (Tactics' tie-breaks are noise, see TeacherSearch); "choice": the teacher's choice always
     target: str = "departures"
-    # "values": at opening decisions (set, announce: 4,096 rollouts) the target is a softmax of
+    # "values": at opening decisions (set, announce: 64 times the play budget) the target is a softmax of
     # Search's value of every candidate (mean chips) at this temperature, not only its choice
     # (one label a hand says little; the ranking of 43-60 announcements says more); elsewhere as
     # "departures". "none": hard targets only.
