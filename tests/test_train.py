@@ -489,3 +489,23 @@ def test_a_trained_model_is_rated_on_the_leaderboard_by_its_content(smoke_run, t
     assert set(players) == {key, "random"}
     assert players[key]["games"] == 6 and players[key]["path"] == str(model.resolve())
     assert players[key]["label"] == f"model:model.zip@{sha[:8]}"
+
+
+def test_read_sections_applies_overrides_and_names_bad_ones(tmp_path):
+    """nos-train and python -m train.distill_nos read their files through read_sections."""
+    from train.config import read_sections
+
+    path = tmp_path / "c.yaml"
+    path.write_text("run: {name: a}\neval:\n")
+    assert read_sections(path, ["run.seed=3", "eval.deals=50", "ppo.n_epochs=2"]) == {
+        "run": {"name": "a", "seed": 3}, "eval": {"deals": 50}, "ppo": {"n_epochs": 2}}
+    (tmp_path / "empty.yaml").write_text("")
+    assert read_sections(tmp_path / "empty.yaml") == {}
+    with pytest.raises(ConfigError, match="expected section.key=value"):
+        read_sections(path, ["seed=3"])
+    path.write_text("run: 3\n")
+    with pytest.raises(ConfigError, match="section 'run' is not a mapping"):
+        read_sections(path, ["run.seed=3"])
+    path.write_text("- run\n")
+    with pytest.raises(ConfigError, match="must be a mapping of sections"):
+        read_sections(path, ["run.seed=3"])

@@ -18,24 +18,6 @@ import sys
 from nos_env.extras import MissingExtraError, require
 
 
-def _apply_overrides(data: dict, overrides: list[str]) -> dict:
-    from .config import ConfigError
-    for item in overrides:
-        if "=" not in item or "." not in item.split("=", 1)[0]:
-            raise ConfigError(f"--set {item!r}: expected section.key=value, e.g. run.total_timesteps=100000")
-        key, value = item.split("=", 1)
-        section, name = key.split(".", 1)
-        data.setdefault(section, {})
-        if data[section] is None:
-            data[section] = {}
-        if not isinstance(data[section], dict):
-            raise ConfigError(f"--set {item!r}: section {section!r} is not a mapping in the config file")
-        import yaml
-
-        data[section][name] = yaml.safe_load(value)
-    return data
-
-
 FILE_NOTES = {
     "model.zip": "(the trained model: --agents model:PATH)",
     "best_model.zip": "(the best evaluation during training)",
@@ -62,9 +44,7 @@ def main(argv: list[str] | None = None) -> None:
         require("train", "nos-train", ("yaml",))
     except MissingExtraError as exc:
         parser.error(str(exc))
-    import yaml
-
-    from .config import ConfigError, defaults_yaml, from_dict
+    from .config import ConfigError, defaults_yaml, from_dict, read_sections
 
     if args.print_defaults:
         print(defaults_yaml(), end="")
@@ -72,18 +52,7 @@ def main(argv: list[str] | None = None) -> None:
     if not args.config:
         parser.error("--config is required (or --print-defaults)")
     try:
-        from pathlib import Path
-
-        path = Path(args.config)
-        if not path.is_file():
-            raise ConfigError(f"{path}: no such config file")
-        try:
-            data = yaml.safe_load(path.read_text()) or {}
-        except yaml.YAMLError as exc:
-            raise ConfigError(f"{path}: not valid YAML: {exc}") from None
-        if not isinstance(data, dict):
-            raise ConfigError(f"{path}: must be a mapping of sections")
-        config = from_dict(_apply_overrides(data, args.set), str(path))
+        config = from_dict(read_sections(args.config, args.set), args.config)
     except ConfigError as exc:
         parser.error(str(exc))
     if args.overwrite and args.resume:

@@ -250,7 +250,11 @@ def from_dict(data: dict | None, source: str = "config") -> TrainConfig:
     return config
 
 
-def load_config(path: str | Path) -> TrainConfig:
+def read_sections(path: str | Path, overrides: list[str] | tuple[str, ...] = ()) -> dict:
+    """A YAML config file's sections as a dict (empty for an empty file), with each
+    ``--set section.key=value`` override applied (the value read as YAML). What is wrong (no file,
+    bad YAML, a bad override) raises ConfigError; the sections themselves are checked by the
+    caller's ``from_dict``. Shared by ``nos-train`` and ``python -m train.distill_nos``."""
     import yaml  # the train extra's; imported here so that train.config's checks load without it
 
     path = Path(path)
@@ -260,7 +264,25 @@ def load_config(path: str | Path) -> TrainConfig:
         data = yaml.safe_load(path.read_text())
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: not valid YAML: {exc}") from None
-    return from_dict(data, str(path))
+    if data is None:
+        data = {}
+    for item in overrides:
+        if "=" not in item or "." not in item.split("=", 1)[0]:
+            raise ConfigError(f"--set {item!r}: expected section.key=value, e.g. run.total_timesteps=100000")
+        if not isinstance(data, dict):
+            raise ConfigError(f"{path}: must be a mapping of sections")
+        key, value = item.split("=", 1)
+        section, name = key.split(".", 1)
+        if data.get(section) is None:
+            data[section] = {}
+        if not isinstance(data[section], dict):
+            raise ConfigError(f"--set {item!r}: section {section!r} is not a mapping in the config file")
+        data[section][name] = yaml.safe_load(value)
+    return data
+
+
+def load_config(path: str | Path) -> TrainConfig:
+    return from_dict(read_sections(path), str(path))
 
 
 def _positive(where: str, value, allow_zero: bool = False) -> None:

@@ -45,7 +45,7 @@ from nos_env.encoding import NUM_ACTIONS, OBSERVATION_SIZE
 from nos_env.extras import MissingExtraError, require
 from nos_env.fast_engine import FastTables
 
-from .config import ConfigError, _check_type, _suggest
+from .config import ConfigError, _check_type, _suggest, read_sections
 
 
 # ------------------------------------------------------------------------------------- config
@@ -174,24 +174,7 @@ def _validate(c: DistillConfig, source: str) -> None:
 
 
 def load_distill_config(path: str | Path, overrides: list[str] = ()) -> DistillConfig:
-    import yaml  # the train extra's; imported here so that --help works without it
-
-    path = Path(path)
-    if not path.is_file():
-        raise ConfigError(f"{path}: no such config file")
-    try:
-        data = yaml.safe_load(path.read_text()) or {}
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML: {exc}") from None
-    for item in overrides:  # section.key=value, the value read as YAML
-        key, sep, value = item.partition("=")
-        section, dot, name = key.partition(".")
-        if not sep or not dot:
-            raise ConfigError(f"--set {item!r}: expected section.key=value")
-        if not isinstance(data.get(section, {}), dict):
-            raise ConfigError(f"{path}: {section}: must be a mapping of keys")
-        data.setdefault(section, {})[name] = yaml.safe_load(value)
-    return distill_config(data, str(path))
+    return distill_config(read_sections(path, overrides), str(path))
 
 
 def _print(*args) -> None:
