@@ -29,16 +29,13 @@ def main() -> None:
     args = parser.parse_args()
 
     import torch as th
-    from stable_baselines3.common.logger import configure
 
     from train.config import load_config
-    from train.trainer import make_env, make_model
+    from train.trainer import quiet_model
 
     th.set_flush_denormal(True)
     config = load_config(args.config)
-    env, _ = make_env(config)
-    model = make_model(config, env)
-    model.set_logger(configure(None, []))
+    env, model = quiet_model(config)
     per_rollout = config.env.num_envs * config.ppo.n_steps
     model.learn(per_rollout)  # warm-up
     model.train = lambda: None  # rollouts only

@@ -53,17 +53,11 @@ def sb3_fps_of(model) -> float:
 
 
 def bench_config(path: str, rollouts: int, overrides: list[str] = ()) -> dict:
-    import yaml
-    from stable_baselines3.common.logger import configure
+    from train.config import from_dict, read_sections
+    from train.trainer import quiet_model
 
-    from train.cli import _apply_overrides
-    from train.config import from_dict
-    from train.trainer import make_env, make_model
-
-    config = from_dict(_apply_overrides(yaml.safe_load(Path(path).read_text()), list(overrides)), path)
-    env, _ = make_env(config)
-    model = make_model(config, env)
-    model.set_logger(configure(None, []))
+    config = from_dict(read_sections(path, list(overrides)), path)
+    env, model = quiet_model(config)
     per_rollout = config.env.num_envs * config.ppo.n_steps
     model.learn(2 * per_rollout)  # warm-up: numba, torch, first allocations (an overlapped update too)
     env.step_wait = env_time = TimedCalls(env.step_wait)

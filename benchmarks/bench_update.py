@@ -55,19 +55,16 @@ def main() -> None:
 
     import torch as th
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-    from stable_baselines3.common.logger import configure
 
     import agents.sparse_linear as sparse_linear
     from agents.masked_categorical import FastMaskedCategorical
     from train.config import load_config
-    from train.trainer import make_env, make_model
+    from train.trainer import quiet_model
 
     Before = old_distribution(args.before_commit)
     th.set_flush_denormal(True)
     config = load_config(args.config)
-    env, _ = make_env(config)
-    model = make_model(config, env)
-    model.set_logger(configure(None, []))
+    env, model = quiet_model(config)
     model.learn(config.env.num_envs * config.ppo.n_steps)  # one rollout (and a first update: warm-up)
     policy = model.policy
     legal_get = policy._get_action_dist_from_latent

@@ -32,16 +32,13 @@ def main() -> None:
     args = parser.parse_args()
 
     import torch as th
-    from stable_baselines3.common.logger import configure
 
     from train.config import load_config
-    from train.trainer import make_env, make_model
+    from train.trainer import quiet_model
 
     th.set_flush_denormal(True)
     config = load_config(args.config)
-    env, _ = make_env(config)
-    model = make_model(config, env)
-    model.set_logger(configure(None, []))
+    env, model = quiet_model(config)
     model.learn(config.env.num_envs * config.ppo.n_steps)  # one rollout to update on (and a warm-up)
 
     def updates(stop: threading.Event) -> None:

@@ -82,6 +82,17 @@ def make_model(config: TrainConfig, env: SelfPlayVecEnv) -> MaskablePPO:
                        policy_kwargs=policy_kwargs, seed=c.run.seed, device="cpu", verbose=0))
 
 
+def quiet_model(config: TrainConfig) -> tuple[SelfPlayVecEnv, MaskablePPO]:
+    """The config's environment and model, ready to ``learn``, with SB3's logging off: what the
+    training benchmarks (benchmarks/bench_*.py) time."""
+    from stable_baselines3.common.logger import configure
+
+    env, _ = make_env(config)
+    model = make_model(config, env)
+    model.set_logger(configure(None, []))
+    return env, model
+
+
 def fast_update(config: TrainConfig, model: MaskablePPO) -> MaskablePPO:
     """The trainer's update settings on a new or loaded model: the rollout buffer hands the update
     compressed observations and legal lists (``train/buffer.py``; set on the buffer, not saved
