@@ -100,18 +100,23 @@ def test_soft_targets_are_the_values_softmax_over_legal_actions():
     assert np.allclose(p[1], [0, 0.5, 0.5, 0])
 
 
+def hinted_policy(env):
+    """A fresh fours policy with the Greedy hint (weight 1.5) for ``env``: it plays Greedy at first."""
+    from train.trainer import make_model
+
+    c = from_dict({"env": {"game": "fours", "greedy_hint": True, "num_envs": 16},
+                   "ppo": {"n_steps": 8, "batch_size": 64}, "policy": {"hint_weight": 1.5}})
+    return make_model(c, env).policy
+
+
 def test_the_soft_loss_and_its_gradient_are_the_plain_masked_softmaxs():
     # The fast distribution pads each row's list of legal actions; the loss must not count the
     # padding (a first version did, through log_p, and its loss rose as it trained).
     import torch as th
 
-    from train.trainer import make_model
-
     env = hinted_env(tables=16)
     data = collect_labels(env, ValuesHighestLegal(), 64, values=True)
-    c = from_dict({"env": {"game": "fours", "greedy_hint": True, "num_envs": 16},
-                   "ppo": {"n_steps": 8, "batch_size": 64}, "policy": {"hint_weight": 1.5}})
-    policy = make_model(c, env).policy
+    policy = hinted_policy(env)
     assert (data["masks"].sum(axis=1) < data["masks"].sum(axis=1).max()).any()  # rows with padding
     obs, masks = th.as_tensor(data["obs"]), data["masks"]
     soft = th.as_tensor(soft_targets(data["values"], masks, 0.5))
@@ -152,13 +157,9 @@ class HighestLegal(Agent):
 
 
 def test_cloning_fits_the_teachers_choices_on_held_out_decisions():
-    from train.trainer import make_model
-
     env = hinted_env(tables=16)
     data = collect_labels(env, HighestLegal(), 1200)
-    c = from_dict({"env": {"game": "fours", "greedy_hint": True, "num_envs": 16},
-                   "ppo": {"n_steps": 8, "batch_size": 64}, "policy": {"hint_weight": 1.5}})
-    policy = make_model(c, env).policy
+    policy = hinted_policy(env)
     rows = behaviour_clone(policy, data, epochs=10, batch_size=64, learning_rate=3e-3, holdout=0.25, seed=1)
     first, last = rows[0], rows[-1]
     assert first["holdout"] == 300 and first["labels"] == 900
@@ -181,13 +182,9 @@ class ValuesHighestLegal(HighestLegal):
 
 
 def test_cloning_the_values_makes_the_best_valued_action_the_policys_choice():
-    from train.trainer import make_model
-
     env = hinted_env(tables=16)
     data = collect_labels(env, ValuesHighestLegal(), 1200, values=True)
-    c = from_dict({"env": {"game": "fours", "greedy_hint": True, "num_envs": 16},
-                   "ppo": {"n_steps": 8, "batch_size": 64}, "policy": {"hint_weight": 1.5}})
-    policy = make_model(c, env).policy
+    policy = hinted_policy(env)
     rows = behaviour_clone(policy, data, epochs=15, batch_size=64, learning_rate=3e-3, holdout=0.25, seed=1,
                            target="values", temperature=0.25)
     # Before, the hinted network plays Greedy (the best-valued action by chance); after, mostly the teacher's.

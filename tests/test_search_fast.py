@@ -75,13 +75,20 @@ def test_determinize_makes_the_tables_of_restore_set_hidden(n):
     assert checked == 60
 
 
-def test_determinize_refuses_bad_input_and_changes_nothing():
-    tables, b, seat, obs = next(positions(4, seed=7, count=1))
+def determinize_inputs(seed: int):
+    """A 4-player position's public snapshot, two sampled deals of its hidden tiles (seats, hands,
+    dealt, boneyard) and 4 scratch tables to determinize them into."""
+    tables, b, seat, obs = next(positions(4, seed=seed, count=1))
     public = tables.rollout_snapshot(b)
     sampler = HiddenSampler(obs)
     hands, bones = sampler.sample_bits(np.random.default_rng(0), 2)
     seats, held, dealt = _hidden_sets(hands, sampler, int(public["T"][K.T_SET_TILE]), seat, 4)
     scratch = FastTables(4, 4, seed=3, hands_per_episode=1, illegal_action="penalty")
+    return public, seats, held, dealt, bones, scratch
+
+
+def test_determinize_refuses_bad_input_and_changes_nothing():
+    public, seats, held, dealt, bones, scratch = determinize_inputs(7)
     before = {name: getattr(scratch, name).copy() for name in ARRAYS}
     rows = np.array([0, 1, 0, 1])
     states = np.zeros(4, np.uint64)
@@ -108,12 +115,7 @@ def test_determinize_refuses_bad_input_and_changes_nothing():
 def test_determinize_checks_the_snapshots_mask():
     """The rows keep the snapshot's mask (the seat to move's legal actions do not depend on hidden
     tiles); a snapshot whose mask is not what its position allows is refused."""
-    tables, b, seat, obs = next(positions(4, seed=9, count=1))
-    public = tables.rollout_snapshot(b)
-    sampler = HiddenSampler(obs)
-    hands, bones = sampler.sample_bits(np.random.default_rng(0), 2)
-    seats, held, dealt = _hidden_sets(hands, sampler, int(public["T"][K.T_SET_TILE]), seat, 4)
-    scratch = FastTables(4, 4, seed=3, hands_per_episode=1, illegal_action="penalty")
+    public, seats, held, dealt, bones, scratch = determinize_inputs(9)
     wrong = {**public, "MASK": public["MASK"].copy()}
     wrong["MASK"][np.flatnonzero(public["MASK"])[0]] = 0
     with pytest.raises(RuntimeError, match="mask"):
