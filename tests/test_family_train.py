@@ -14,6 +14,8 @@ from agents.family.greedy import FamilyGreedyAgent
 from agents.tournament import run_tournament
 from train.cli import main as train_main
 from train.config import ConfigError, from_dict, load_config
+
+from tiny_training import tiny_family_run
 from train.selfplay import OpponentPool, SelfPlayVecEnv
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -167,15 +169,7 @@ def test_an_untrained_hinted_policy_plays_as_greedy():
 
 
 def test_tiny_hinted_family_run_saves_a_model_that_computes_its_hint(tmp_path):
-    config = tmp_path / "tiny.yaml"
-    config.write_text(
-        "run: {name: tiny, total_timesteps: 256, output_dir: " + str(tmp_path) + "}\n"
-        "env: {game: fives_and_threes, num_players: 2, num_envs: 16, greedy_hint: true}\n"
-        "opponents: {baselines: {greedy: 1.0}}\n"
-        "ppo: {n_steps: 8, batch_size: 64, n_epochs: 1}\n"
-        "eval: {every: 0, final_deals: 2, final_opponents: [greedy]}\n"
-        "output: {checkpoint_every: 0, tensorboard: false, progress_bar: false}\n")
-    train_main(["--config", str(config)])
+    tiny_family_run(tmp_path, "{game: fives_and_threes, num_players: 2, num_envs: 16, greedy_hint: true}")
     from agents.model import ModelAgent
     from agents.tournament import family_options
 

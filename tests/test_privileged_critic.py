@@ -10,7 +10,7 @@ from agents.family.games import make_rules
 from agents.family.greedy import FamilyGreedyAgent
 from agents.registry import make_agent
 from agents.tournament import run_tournament
-from train.cli import main as train_main
+from tiny_training import tiny_family_run
 from train.config import ConfigError, from_dict
 from train.privileged import privileged_features
 from train.selfplay import OpponentPool, SelfPlayVecEnv
@@ -79,15 +79,7 @@ def test_privileged_critic_refused_where_there_are_no_family_hands():
 
 
 def test_a_privileged_run_saves_a_model_that_plays_without_the_hands(tmp_path):
-    config = tmp_path / "tiny.yaml"
-    config.write_text(
-        "run: {name: tiny, total_timesteps: 256, output_dir: " + str(tmp_path) + "}\n"
-        "env: {game: all_fives, num_players: 3, num_envs: 16, greedy_hint: true, privileged_critic: true}\n"
-        "opponents: {baselines: {greedy: 1.0}}\n"
-        "ppo: {n_steps: 8, batch_size: 64, n_epochs: 1}\n"
-        "eval: {every: 0, final_deals: 2, final_opponents: [greedy]}\n"
-        "output: {checkpoint_every: 0, tensorboard: false, progress_bar: false}\n")
-    train_main(["--config", str(config)])
+    tiny_family_run(tmp_path, "{game: all_fives, num_players: 3, num_envs: 16, greedy_hint: true, privileged_critic: true}")
     from agents.model import ModelAgent
 
     agent = ModelAgent(tmp_path / "tiny" / "model.zip")
