@@ -22,15 +22,17 @@ from .family import blind_encoding as enc
 from .family.blind import BlindGame, make_blind_rules
 from .games import blind as K
 from .games.blind.observe import offsets
+from .kernels.core import fresh_record
 from .schema_tables import SchemaTables
 
 __all__ = ["BlindTables"]
 
 
 @njit(cache=True)
-def _start_loaded(T, S, A, L, MASK, LEGAL, b, n, starter, optional, LOW, HIGH):
+def _start_loaded(T, S, A, L, MASK, LEGAL, H, b, n, starter, optional, LOW, HIGH):
     K.start_game(T, S, A, L, b, n, T[b, K.T_BONE_TOP] // n, starter, optional, LOW, HIGH)
     K.compute_mask(T, A, MASK, LEGAL, b, optional, LOW, HIGH)
+    fresh_record(T, LEGAL, H, b)
 
 
 class BlindTables(SchemaTables):
@@ -45,7 +47,7 @@ class BlindTables(SchemaTables):
         self._optional = bool(rules.optional_play)
 
     def _reset_args(self):
-        return (self.T, self.S, self.A, self.L, self.BONE, self.R, self.MASK, self.LEGAL, self.num_players,
+        return (self.T, self.S, self.A, self.L, self.BONE, self.R, self.MASK, self.LEGAL, self.H, self.num_players,
                 self._first, self._optional, self.LOW, self.HIGH)
 
     def _step_args(self, actions):
@@ -66,8 +68,19 @@ class BlindTables(SchemaTables):
 
     @property
     def skipped(self) -> np.ndarray:
-        """int64 [B]: deals played out without a decision and dealt again, at each table."""
+        """int64 [B]: deals played out without a decision and dealt again, at each table, since
+        it was last seeded (as ``BlindGame.skipped`` since its last seed)."""
         return self.T[:, K.T_SKIPPED].astype(np.int64)
+
+    # A seed starts the count again, so a table's state after a seed and a reset depends on the
+    # seed alone (tests/test_reset_state.py).
+    def seed(self, seed: int | None) -> None:
+        super().seed(seed)
+        self.T[:, K.T_SKIPPED] = 0
+
+    def seed_tables(self, rows, seeds) -> None:
+        super().seed_tables(rows, seeds)
+        self.T[self.check_rows(rows, "rows"), K.T_SKIPPED] = 0
 
     @property
     def winner(self) -> np.ndarray:
@@ -106,7 +119,7 @@ class BlindTables(SchemaTables):
         self.T[b, K.T_BONE_TOP] = n * k
         self.T[b, K.T_BONE_END] = self.rules.num_tiles
         self.T[b, K.T_DEAL_LO] = self.T[b, K.T_DEAL_HI] = 0
-        _start_loaded(self.T, self.S, self.A, self.L, self.MASK, self.LEGAL, b, n, probe.starter, self._optional,
+        _start_loaded(self.T, self.S, self.A, self.L, self.MASK, self.LEGAL, self.H, b, n, probe.starter, self._optional,
                       self.LOW, self.HIGH)
         if scores is not None:
             self.S[b, :n, K.S_CHIPS] += np.asarray(scores, np.int32)

@@ -51,7 +51,7 @@ class ChickenfootTables(SchemaTables):
         return (self.num_players, self._k, self._hands, self._redeal, self.LOW, self.HIGH, self.SUIT, self.DOUBLE_OF)
 
     def _reset_args(self):
-        return (self.T, self.S, self.SSET, self.A, self.L, self.BONE, self.R, self.MASK, self.LEGAL,
+        return (self.T, self.S, self.SSET, self.A, self.L, self.BONE, self.R, self.MASK, self.LEGAL, self.H,
                 *self._kernel_args())
 
     def _step_args(self, actions):
@@ -120,7 +120,7 @@ class ChickenfootTables(SchemaTables):
         self.S[b, :n, K.S_CHIPS] = [-x for x in base]
         self.S[b, :, K.S_CHIPS_EPISODE] = self.S[b, :, K.S_CHIPS]
         self.S[b, :, K.S_PENDING] = 0
-        K.load_hand(self.T, self.S, self.SSET, self.A, self.L, self.BONE, self.R, self.MASK, self.LEGAL, b,
+        K.load_hand(self.T, self.S, self.SSET, self.A, self.L, self.BONE, self.R, self.MASK, self.LEGAL, self.H, b,
                     *self._kernel_args()[:4], set_number, holder, *self._kernel_args()[4:])
 
     def deal_of(self, b: int) -> tuple[list[list[int]], list[int]]:

@@ -369,7 +369,7 @@ class FamilyTables(TablesBase):
         self.T[b, ST.T_BONE_TOP] = top
         self.T[b, ST.T_BONE_END] = N
         self.R[b] = np.uint64(seed_state(0))
-        K.load_hand(self.T, self.S, self.TS, self.SS, self.A, self.L, self.BONE, self.R, self.MASK, self.LEGAL,
+        K.load_hand(self.T, self.S, self.TS, self.SS, self.A, self.L, self.BONE, self.R, self.MASK, self.LEGAL, self.H,
                     self.TT, self.CFG, self.ACC, b, -1 if setter is None else int(setter))
         assert game is not None
 

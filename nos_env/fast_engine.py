@@ -25,6 +25,7 @@ from numba import njit
 from .games import nos as K
 from .games.nos import tactics as KT
 from .games.nos.state import SCHEMA
+from .kernels.core import fresh_record_table
 from .deal import Deal, check_num_players
 from .encoding import NUM_ACTIONS, check_observation_dtype, index_to_action, legal_mask, observation_size
 from .engine import PHASES, WRONG_CLOSE_PAYMENT, Hand
@@ -105,7 +106,7 @@ class FastTables(TablesBase):
             raise ValueError(f"tables must be a 1-d integer array of table indices 0..{self.num_envs - 1}, "
                              f"got {tables!r}")
         tables = tables.astype(np.int64)
-        K.reset_batch(self.T, self.S, self.A, self.L, self.BONE, self.R, self.MASK, self.LEGAL, self.num_players,
+        K.reset_batch(self.T, self.S, self.A, self.L, self.BONE, self.R, self.MASK, self.LEGAL, self.H, self.num_players,
                       self.hands_per_episode, self.first_hand_rule, self.starting_chips, self.auto_forced, tables)
         self.PEN[tables] = 0
 
@@ -150,6 +151,7 @@ class FastTables(TablesBase):
         T[b, K.T_CLOSE_WRONG] = 0
         K.start_hand(self.T, self.S, self.A, self.L, b, n, probe.on_set, int(probe.first_hand))
         K.settle(self.T, self.S, self.A, self.L, self.BONE, self.R, self.MASK, self.LEGAL, b, n, self.auto_forced)
+        fresh_record_table(self.T, self.LEGAL, self.H, b)
         self.S[b, :n, K.S_PENDING] = self.S[b, :n, K.S_CHIPS] - self.S[b, :n, K.S_CHIPS_EPISODE]
 
     def check_actions(self, actions: np.ndarray, allow_idle: bool = False) -> np.ndarray:

@@ -21,6 +21,7 @@ from .family.mexican_train import MexicanTrainGame, make_mexican_train_rules
 from .games import mexican_train as K
 from .games.mexican_train.kernels import _place_round
 from .games.mexican_train.observe import offsets
+from .kernels.core import fresh_record
 from .rng import SplitMix64
 from .schema_tables import SchemaTables
 
@@ -44,7 +45,7 @@ class MexicanTrainTables(SchemaTables):
         self._first = -1 if rules.first_seat is None else rules.first_seat
 
     def _reset_args(self):
-        return (self.T, self.S, self.A, self.L, self.SSET, self.TSET, self.BONE, self.R, self.MASK, self.LEGAL,
+        return (self.T, self.S, self.A, self.L, self.SSET, self.TSET, self.BONE, self.R, self.MASK, self.LEGAL, self.H,
                 self.num_players, self._k, self._rounds, self._first, self.LOW, self.HIGH, self.SUIT, self.DOUBLE_OF)
 
     def _step_args(self, actions):
@@ -96,7 +97,7 @@ class MexicanTrainTables(SchemaTables):
         n, k = self.num_players, self._k
         if any(len(h) != k for h in probe.hand.dealt):
             raise ValueError(f"load_deal takes hands of {k} tiles each ({n} players, {self.rules.tileset}, MT2)")
-        _load(self.T, self.S, self.A, self.L, self.SSET, self.TSET, self.BONE, self.MASK, self.LEGAL, b, n, k,
+        _load(self.T, self.S, self.A, self.L, self.SSET, self.TSET, self.BONE, self.MASK, self.LEGAL, self.H, b, n, k,
               self._rounds,
               probe.hand.engine, int(probe.hand.engine_pip), probe.first_starter, probe.hand.starter, round_index,
               np.array([t for s in range(n) for t in _as_list(hands[s], self.rules)] + list(probe.hand.boneyard),
@@ -177,7 +178,7 @@ def _as_list(hand, rules):
 
 
 @njit(cache=True)
-def _load(T, S, A, L, SSET, TSET, BONE, MASK, LEGAL, b, n, k, rounds, engine, engine_pip, first, starter, index, order,
+def _load(T, S, A, L, SSET, TSET, BONE, MASK, LEGAL, H, b, n, k, rounds, engine, engine_pip, first, starter, index, order,
           scores, LOW, HIGH, SUIT):
     nt = LOW.shape[0]
     for i in range(order.shape[0]):
@@ -201,3 +202,4 @@ def _load(T, S, A, L, SSET, TSET, BONE, MASK, LEGAL, b, n, k, rounds, engine, en
         S[b, s, K.S_PENDING] = 0
     _place_round(T, S, A, L, SSET, TSET, BONE, b, n, k, index, starter, LOW, HIGH)
     K.compute_mask(T, S, A, SSET, MASK, LEGAL, b, n, LOW, HIGH, SUIT)
+    fresh_record(T, LEGAL, H, b)

@@ -136,7 +136,8 @@ class BlindGame:
             raise ValueError(f"rules must be BlindRules (make_blind_rules), got {type(rules).__name__}")
         self.rules = rules
         self.skip_decisionless = bool(skip_decisionless)
-        #: deals played out without a decision and dealt again (skip_decisionless)
+        #: deals played out without a decision and dealt again (skip_decisionless), since the
+        #: last seed
         self.skipped = 0
         self.seed = None
         self.rng: SplitMix64 | None = None
@@ -146,6 +147,8 @@ class BlindGame:
     def reset(self, seed: int | None = None) -> None:
         """A new game: from a new stream seeded with ``seed``, or the current stream (None)."""
         restart_stream(self, seed)
+        if seed is not None:
+            self.skipped = 0
         while True:
             self.stream_state = self.rng.state  # where this game's draws begin (record), each deal dealt again
             rules, rng = self.rules, self.rng

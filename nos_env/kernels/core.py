@@ -182,6 +182,27 @@ def count_penalty(T, PEN, b):
     PEN[b, dirty] = 1
 
 
+# ------------------------------------------------------------ a new episode's record
+@njit(**INLINE)
+def fresh_record(T, LEGAL, H, b):
+    """A new episode (a reset, an autoreset or a loaded deal) starts its record clean: the
+    decision history empty and zeroed, and the legal list zeroed past its T_NLEGAL entries (call
+    it after the mask is computed). Then a table's whole state after a reset depends on its seed
+    alone, never on the episode before it, so snapshots of two tables reset alike compare equal
+    (tests/test_reset_state.py)."""
+    T[b, T_NHIST] = 0
+    for k in range(H.shape[1]):
+        H[b, k] = 0
+    for i in range(T[b, T_NLEGAL], LEGAL.shape[1]):
+        LEGAL[b, i] = 0
+
+
+@njit(**KERNEL)
+def fresh_record_table(T, LEGAL, H, b):
+    """fresh_record for the tables' Python side (after a loaded deal)."""
+    fresh_record(T, LEGAL, H, b)
+
+
 # ------------------------------------------------------------ one step's books
 @njit(**INLINE)
 def idle_step(T, rewards, terminated, current, b, seats):

@@ -17,19 +17,20 @@ from .state import MAX_SEATS, T_DONE, T_SKIPPED, T_TO_MOVE
 
 
 @njit(**KERNEL)
-def _reset_one(T, S, A, L, BONE, R, MASK, LEGAL, b, n, first_seat, optional, LOW, HIGH):
+def _reset_one(T, S, A, L, BONE, R, MASK, LEGAL, H, b, n, first_seat, optional, LOW, HIGH):
     while True:
         new_episode(T, S, A, L, BONE, R, b, n, first_seat, optional, LOW, HIGH)
         if not T[b, T_DONE]:
             break
         T[b, T_SKIPPED] += 1
     compute_mask(T, A, MASK, LEGAL, b, optional, LOW, HIGH)
+    core.fresh_record(T, LEGAL, H, b)
 
 
 @njit(**KERNEL)
-def reset_batch(T, S, A, L, BONE, R, MASK, LEGAL, n, first_seat, optional, LOW, HIGH, tables):
+def reset_batch(T, S, A, L, BONE, R, MASK, LEGAL, H, n, first_seat, optional, LOW, HIGH, tables):
     for i in range(tables.shape[0]):
-        _reset_one(T, S, A, L, BONE, R, MASK, LEGAL, tables[i], n, first_seat, optional, LOW, HIGH)
+        _reset_one(T, S, A, L, BONE, R, MASK, LEGAL, H, tables[i], n, first_seat, optional, LOW, HIGH)
 
 
 @njit(**KERNEL)
@@ -45,7 +46,7 @@ def _step_one(T, S, A, L, BONE, R, MASK, LEGAL, H, PEN, b, n, a, first_seat, opt
     core.record_decision(T, H, PEN, b, a, hand_index)
     core.pay_rewards(T, S, points, terminated, final_scores, b, MAX_SEATS)
     if T[b, T_DONE] and autoreset:
-        _reset_one(T, S, A, L, BONE, R, MASK, LEGAL, b, n, first_seat, optional, LOW, HIGH)
+        _reset_one(T, S, A, L, BONE, R, MASK, LEGAL, H, b, n, first_seat, optional, LOW, HIGH)
     current[b] = T[b, T_TO_MOVE]
 
 

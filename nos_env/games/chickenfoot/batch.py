@@ -15,20 +15,21 @@ from .state import MAX_SEATS, P_OVER, T_DONE, T_HAND_INDEX, T_PHASE, T_TO_MOVE
 
 
 @njit(**KERNEL)
-def _reset_one(T, S, SSET, A, L, BONE, R, MASK, LEGAL, b, n, k, num_hands, redeal, LOW, HIGH, SUIT, DOUBLE_OF):
+def _reset_one(T, S, SSET, A, L, BONE, R, MASK, LEGAL, H, b, n, k, num_hands, redeal, LOW, HIGH, SUIT, DOUBLE_OF):
     new_episode(T, S, SSET, A, L, BONE, R, b, n, k, num_hands, redeal, LOW, HIGH, SUIT, DOUBLE_OF)
     compute_mask(T, SSET, A, MASK, LEGAL, b, LOW, HIGH)
+    core.fresh_record(T, LEGAL, H, b)
 
 
 @njit(**KERNEL)
-def reset_batch(T, S, SSET, A, L, BONE, R, MASK, LEGAL, n, k, num_hands, redeal, LOW, HIGH, SUIT, DOUBLE_OF, tables):
+def reset_batch(T, S, SSET, A, L, BONE, R, MASK, LEGAL, H, n, k, num_hands, redeal, LOW, HIGH, SUIT, DOUBLE_OF, tables):
     for i in range(tables.shape[0]):
-        _reset_one(T, S, SSET, A, L, BONE, R, MASK, LEGAL, tables[i], n, k, num_hands, redeal, LOW, HIGH, SUIT,
+        _reset_one(T, S, SSET, A, L, BONE, R, MASK, LEGAL, H, tables[i], n, k, num_hands, redeal, LOW, HIGH, SUIT,
                    DOUBLE_OF)
 
 
 @njit(**KERNEL)
-def load_hand(T, S, SSET, A, L, BONE, R, MASK, LEGAL, b, n, k, num_hands, redeal, set_number, setter, LOW, HIGH,
+def load_hand(T, S, SSET, A, L, BONE, R, MASK, LEGAL, H, b, n, k, num_hands, redeal, set_number, setter, LOW, HIGH,
               SUIT, DOUBLE_OF):
     """A hand whose HAND/DEALT sets, yard (BONE from T_BONE_TOP), hand index and chips the
     caller has written: open it (the set), settle and mask."""
@@ -37,6 +38,7 @@ def load_hand(T, S, SSET, A, L, BONE, R, MASK, LEGAL, b, n, k, num_hands, redeal
         T[b, T_PHASE] = P_OVER
         settle(T, S, SSET, A, L, BONE, R, b, n, k, num_hands, redeal, LOW, HIGH, SUIT, DOUBLE_OF)
     compute_mask(T, SSET, A, MASK, LEGAL, b, LOW, HIGH)
+    core.fresh_record(T, LEGAL, H, b)
 
 
 @njit(**KERNEL)
@@ -53,7 +55,7 @@ def _step_one(T, S, SSET, A, L, BONE, R, MASK, LEGAL, H, PEN, b, n, k, num_hands
     core.record_decision(T, H, PEN, b, a, hand_index)
     core.pay_rewards(T, S, points, terminated, final_scores, b, MAX_SEATS)
     if T[b, T_DONE] and autoreset:
-        _reset_one(T, S, SSET, A, L, BONE, R, MASK, LEGAL, b, n, k, num_hands, redeal, LOW, HIGH, SUIT, DOUBLE_OF)
+        _reset_one(T, S, SSET, A, L, BONE, R, MASK, LEGAL, H, b, n, k, num_hands, redeal, LOW, HIGH, SUIT, DOUBLE_OF)
     current[b] = T[b, T_TO_MOVE]
 
 

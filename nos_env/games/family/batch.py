@@ -18,17 +18,17 @@ from .state import T_DONE, T_HAND_INDEX, T_NHIST, T_TO_MOVE
 
 
 @njit(**KERNEL)
-def _reset_one(T, S, TS, SS, A, L, BONE, R, MASK, LEGAL, TT, CFG, ACC, b):
+def _reset_one(T, S, TS, SS, A, L, BONE, R, MASK, LEGAL, H, TT, CFG, ACC, b):
     new_episode(T, S, TS, SS, A, L, BONE, R, TT, CFG, ACC, b)
     settle(T, S, TS, SS, A, L, BONE, R, MASK, LEGAL, TT, CFG, ACC, b)
+    core.fresh_record(T, LEGAL, H, b)  # the history of the new hand is empty
 
 
 @njit(**KERNEL)
 def reset_batch(T, S, TS, SS, A, L, BONE, R, MASK, LEGAL, H, TT, CFG, ACC, tables):
     for i in range(tables.shape[0]):
         b = tables[i]
-        _reset_one(T, S, TS, SS, A, L, BONE, R, MASK, LEGAL, TT, CFG, ACC, b)
-        T[b, T_NHIST] = 0  # T_NHIST: the history of the new hand is empty
+        _reset_one(T, S, TS, SS, A, L, BONE, R, MASK, LEGAL, H, TT, CFG, ACC, b)
 
 
 @njit(**KERNEL)
@@ -47,8 +47,7 @@ def _step_one(T, S, TS, SS, A, L, BONE, R, MASK, LEGAL, H, PEN, TT, CFG, ACC, b,
         T[b, T_NHIST] = 0  # a new hand's history starts empty (record_decision clears only penalties)
     core.pay_rewards(T, S, rewards, terminated, final_scores, b, seats)
     if T[b, T_DONE] and autoreset:
-        _reset_one(T, S, TS, SS, A, L, BONE, R, MASK, LEGAL, TT, CFG, ACC, b)
-        T[b, T_NHIST] = 0
+        _reset_one(T, S, TS, SS, A, L, BONE, R, MASK, LEGAL, H, TT, CFG, ACC, b)
     current[b] = T[b, T_TO_MOVE]
 
 
@@ -109,8 +108,8 @@ def _observe_into(T, S, TS, SS, A, L, TT, CFG, b, seat, obs, i, compact, scale):
 
 
 @njit(**KERNEL)
-def load_hand(T, S, TS, SS, A, L, BONE, R, MASK, LEGAL, TT, CFG, ACC, b, setter):
+def load_hand(T, S, TS, SS, A, L, BONE, R, MASK, LEGAL, H, TT, CFG, ACC, b, setter):
     """A hand whose deal the caller wrote (FamilyTables.load_deal) begins: its opening, then the mask."""
     open_hand(T, S, TS, SS, A, L, BONE, R, TT, CFG, ACC, b, setter)
     settle(T, S, TS, SS, A, L, BONE, R, MASK, LEGAL, TT, CFG, ACC, b)
-    T[b, T_NHIST] = 0
+    core.fresh_record(T, LEGAL, H, b)

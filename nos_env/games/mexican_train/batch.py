@@ -15,17 +15,18 @@ from .state import MAX_SEATS, T_DONE, T_HAND_INDEX, T_TO_MOVE
 
 
 @njit(**KERNEL)
-def _reset_one(T, S, A, L, SSET, TSET, BONE, R, MASK, LEGAL, b, n, k, rounds, first_seat, LOW, HIGH, SUIT,
+def _reset_one(T, S, A, L, SSET, TSET, BONE, R, MASK, LEGAL, H, b, n, k, rounds, first_seat, LOW, HIGH, SUIT,
                DOUBLE_OF):
     new_episode(T, S, A, L, SSET, TSET, BONE, R, b, n, k, rounds, first_seat, LOW, HIGH, DOUBLE_OF)
     compute_mask(T, S, A, SSET, MASK, LEGAL, b, n, LOW, HIGH, SUIT)
+    core.fresh_record(T, LEGAL, H, b)
 
 
 @njit(**KERNEL)
-def reset_batch(T, S, A, L, SSET, TSET, BONE, R, MASK, LEGAL, n, k, rounds, first_seat, LOW, HIGH, SUIT, DOUBLE_OF,
+def reset_batch(T, S, A, L, SSET, TSET, BONE, R, MASK, LEGAL, H, n, k, rounds, first_seat, LOW, HIGH, SUIT, DOUBLE_OF,
                 tables):
     for i in range(tables.shape[0]):
-        _reset_one(T, S, A, L, SSET, TSET, BONE, R, MASK, LEGAL, tables[i], n, k, rounds, first_seat, LOW, HIGH, SUIT,
+        _reset_one(T, S, A, L, SSET, TSET, BONE, R, MASK, LEGAL, H, tables[i], n, k, rounds, first_seat, LOW, HIGH, SUIT,
                    DOUBLE_OF)
 
 
@@ -42,7 +43,7 @@ def _step_one(T, S, A, L, SSET, TSET, BONE, R, MASK, LEGAL, H, PEN, b, n, k, a, 
     core.record_decision(T, H, PEN, b, a, hand_index)
     core.pay_rewards(T, S, points, terminated, final_scores, b, MAX_SEATS)
     if T[b, T_DONE] and autoreset:
-        _reset_one(T, S, A, L, SSET, TSET, BONE, R, MASK, LEGAL, b, n, k, rounds, first_seat, LOW, HIGH, SUIT,
+        _reset_one(T, S, A, L, SSET, TSET, BONE, R, MASK, LEGAL, H, b, n, k, rounds, first_seat, LOW, HIGH, SUIT,
                    DOUBLE_OF)
     current[b] = T[b, T_TO_MOVE]
 

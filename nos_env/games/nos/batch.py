@@ -39,16 +39,17 @@ from .state import (
 
 
 @njit(**KERNEL)
-def _reset_one(T, S, A, L, BONE, R, MASK, LEGAL, b, n, hands, first_rule, chips, auto):
+def _reset_one(T, S, A, L, BONE, R, MASK, LEGAL, H, b, n, hands, first_rule, chips, auto):
     new_episode(T, S, A, L, BONE, R, b, n, hands, first_rule, chips)
     settle(T, S, A, L, BONE, R, MASK, LEGAL, b, n, auto)
+    core.fresh_record(T, LEGAL, H, b)
     core.start_pending(S, b, n)
 
 
 @njit(**KERNEL)
-def reset_batch(T, S, A, L, BONE, R, MASK, LEGAL, n, hands, first_rule, chips, auto, tables):
+def reset_batch(T, S, A, L, BONE, R, MASK, LEGAL, H, n, hands, first_rule, chips, auto, tables):
     for i in range(tables.shape[0]):
-        _reset_one(T, S, A, L, BONE, R, MASK, LEGAL, tables[i], n, hands, first_rule, chips, auto)
+        _reset_one(T, S, A, L, BONE, R, MASK, LEGAL, H, tables[i], n, hands, first_rule, chips, auto)
 
 
 @njit(**KERNEL)
@@ -96,7 +97,7 @@ def _step_one(T, S, A, L, BONE, R, MASK, LEGAL, H, PEN, b, n, a, auto, penalty, 
     if T[b, T_DONE]:
         _final_stats(T, S, final_stats, b)
         if autoreset:
-            _reset_one(T, S, A, L, BONE, R, MASK, LEGAL, b, n, hands, first_rule, chips, auto)
+            _reset_one(T, S, A, L, BONE, R, MASK, LEGAL, H, b, n, hands, first_rule, chips, auto)
             core.clear_penalties(PEN, b)
     current[b] = T[b, T_TO_MOVE]
 
