@@ -81,6 +81,9 @@ class PPOConfig:
     # with overlap: the update first recomputes the rollout's log-probabilities with the policy it
     # starts from, so PPO's clip is centred on it (train/overlap.py); false keeps the collecting policy's
     overlap_refresh: bool = True
+    # the update's MLPs in bfloat16 (autocast; loss, ratios, weights and Adam stay float32):
+    # agents/policy.py NosPolicy.evaluate_actions; docs/training.md "bf16 updates"
+    bf16: bool = False
 
 
 @dataclass

@@ -96,11 +96,14 @@ def quiet_model(config: TrainConfig) -> tuple[SelfPlayVecEnv, MaskablePPO]:
 def fast_update(config: TrainConfig, model: MaskablePPO) -> MaskablePPO:
     """The trainer's update settings on a new or loaded model: the rollout buffer hands the update
     compressed observations and legal lists (``train/buffer.py``; set on the buffer, not saved
-    with the model, so old checkpoints resume with it too), torch keeps its thread count
+    with the model, so old checkpoints resume with it too), the update's MLPs run in bfloat16 with
+    ``ppo.bf16`` (``NosPolicy.bf16_update``, not saved either), torch keeps its thread count
     (:func:`keep_torch_threads`) and, with ``ppo.overlap``, each update runs beside the next
     rollout (``train/overlap.py``)."""
     if isinstance(model.rollout_buffer, CompactMaskableRolloutBuffer):
         model.rollout_buffer.compressed = True
+    if hasattr(model.policy, "bf16_update"):  # NosPolicy; set per run, never saved with the model
+        model.policy.bf16_update = bool(config.ppo.bf16)
     model = keep_torch_threads(model)
     return overlap_updates(model, config.ppo.overlap_refresh) if config.ppo.overlap else model
 
