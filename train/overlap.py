@@ -51,7 +51,7 @@ from sb3_contrib.common.maskable.utils import get_action_masks
 from stable_baselines3.common.utils import obs_as_tensor
 
 #: What ``model.save`` must leave out once overlapping is on (the trainer's exclusions add these).
-OVERLAP_ATTRIBUTES = ["learn", "wait_for_update"]
+OVERLAP_ATTRIBUTES = ["learn", "wait_for_update", "close_learner"]  # the last: train/learner_process.py
 
 
 class OverlappedLearning:
