@@ -96,6 +96,17 @@ class CompactMaskableRolloutBuffer(MaskableRolloutBuffer):
         once when ``compressed``."""
         assert self.full, ""
         indices = np.random.permutation(self.buffer_size * self.n_envs)
+        self.pack()
+        if batch_size is None:
+            batch_size = self.buffer_size * self.n_envs
+        for start in range(0, self.buffer_size * self.n_envs, batch_size):
+            yield self._get_samples(indices[start : start + batch_size])
+
+    def pack(self) -> None:
+        """Flatten the rollout (steps and tables into one axis, as ``get`` does) and, when
+        ``compressed``, pack it, once per rollout. Also done by ``get``; the overlapped update's
+        log-probability refresh (``train/overlap.py``) calls it first to read the packed rows too."""
+        assert self.full, ""
         if not self.generator_ready:
             for name in ("observations", "actions", "values", "log_probs", "advantages", "returns", "action_masks"):
                 self.__dict__[name] = self.swap_and_flatten(self.__dict__[name])
@@ -105,10 +116,12 @@ class CompactMaskableRolloutBuffer(MaskableRolloutBuffer):
             self._rows = SparseRows.of_dense(obs) if obs.dtype == np.float32 else None
             self._legal = LegalActions.of_masks(self.action_masks)
             self._packed = True
-        if batch_size is None:
-            batch_size = self.buffer_size * self.n_envs
-        for start in range(0, self.buffer_size * self.n_envs, batch_size):
-            yield self._get_samples(indices[start : start + batch_size])
+
+    def packed_samples(self, batch_inds: np.ndarray):
+        """(observations, action_masks) of ``batch_inds`` as the update's minibatches carry them:
+        packed rows and legal lists where the rollout is packed, else dense arrays."""
+        samples = self._get_samples(batch_inds)
+        return samples.observations, samples.action_masks
 
     def _get_samples(self, batch_inds: np.ndarray, env=None) -> MaskableRolloutBufferSamples:
         if not self._packed or (self._rows is None and self._legal is None):

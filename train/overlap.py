@@ -44,6 +44,7 @@ from __future__ import annotations
 import copy
 import threading
 
+import numpy as np
 import torch as th
 from gymnasium import spaces
 from sb3_contrib import MaskablePPO
@@ -177,9 +178,25 @@ class OverlappedLearning:
 
 def refresh_log_probs(policy, buffer, batch_size: int) -> None:
     """Write ``policy``'s log-probabilities of the rollout's actions over ``buffer.log_probs``
-    (a full buffer, not yet flattened by ``get``); in chunks of ``batch_size``."""
-    if buffer.generator_ready:
+    (a full buffer, before the update reads it); in chunks of ``batch_size``.
+
+    A compressed ``CompactMaskableRolloutBuffer`` is flattened and packed first (which the update
+    would do at once anyway) and read as the update reads it, packed rows and legal lists: the
+    same numbers (the policy computes the same from either form), without scanning the dense
+    observations and masks a second time (a fifth of the refresh's cost)."""
+    if buffer.generator_ready and not getattr(buffer, "_packed", False):
         raise RuntimeError("refresh_log_probs needs the rollout as collected, before the update reads it")
+    if getattr(buffer, "compressed", False):
+        buffer.pack()
+        actions = th.as_tensor(buffer.actions.reshape(-1)).long()
+        log_probs = buffer.log_probs.reshape(-1)  # a view: written in place
+        with th.no_grad():
+            for start in range(0, len(actions), batch_size):
+                index = np.arange(start, min(start + batch_size, len(actions)))
+                obs, masks = buffer.packed_samples(index)
+                _, log_prob, _ = policy.evaluate_actions(obs, actions[index], action_masks=masks)
+                log_probs[index] = log_prob.numpy()
+        return
     obs = buffer.observations.reshape(-1, buffer.observations.shape[-1])
     actions = buffer.actions.reshape(-1)
     masks = buffer.action_masks.reshape(len(actions), -1)
