@@ -84,8 +84,9 @@ def bench_config(path: str, rollouts: int, overrides: list[str] = ()) -> dict:
         update.seconds = learner.update_seconds - update_start[0]
         update.cpu = learner.update_cpu - update_start[1]
         cpu += update.cpu
-        model.close_learner()
     sb3_fps = sb3_fps_of(model)
+    if process:
+        model.close_learner()
     return {"config": path, "steps": steps, "seconds": seconds, "fps": steps / seconds, "sb3_fps": sb3_fps,
             "cpu_fps": steps / cpu,
             "us_env": env_time.seconds / steps * 1e6, "us_rollout_other": (collect.seconds - env_time.seconds) / steps * 1e6,

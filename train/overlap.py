@@ -29,8 +29,9 @@ kernels, compiled ``nogil``) runs without Python's interpreter lock, but between
 the update thread takes the lock often enough that the rollout, whose engine loop, agents and
 bookkeeping are driven from Python, runs at about half speed beside it. Measured on the
 quick config this made training slower, not faster (docs/benchmarks.md, "Faster training,
-second pass"; ``benchmarks/bench_update_lock.py``), so no config turns it on; a learner in its
-own process would avoid the lock. Reproducible: the update uses numpy's global generator
+second pass"; ``benchmarks/bench_update_lock.py``), so no config turns it on; ``ppo.overlap_in: process``
+runs the same loop with the update in a learner process, which avoids the lock
+(``train/learner_process.py``). Reproducible: the update uses numpy's global generator
 (the minibatch permutation) and nothing else random; the rollout uses torch's (action
 sampling) and its own generators; neither reads what the other writes, so the same seed
 gives the same run whatever the threads' timing.
