@@ -142,3 +142,18 @@ def test_a_training_run_with_a_learner_process_evaluates_checkpoints_and_resumes
 def test_config_errors_name_what_is_allowed(ppo, message):
     with pytest.raises(ConfigError, match=message):
         from_dict({"ppo": ppo})
+
+
+def test_a_buffer_refuses_storage_of_another_shape_and_stays_as_it_was():
+    import numpy as np
+
+    model = _model()
+    buffer = model.rollout_buffer
+    buffer.reset()
+    before = {name: getattr(buffer, name) for name in learner_process.ROLLOUT_ARRAYS}
+    storage = {name: np.zeros_like(array) for name, array in before.items()}
+    storage["action_masks"] = np.zeros(storage["action_masks"].shape, np.float32)  # sb3-contrib's dtype, not bool
+    with pytest.raises(ValueError, match=r"storage 'action_masks' is float32.*needs bool"):
+        buffer.keep_in(storage)
+    assert buffer.storage is None
+    assert all(getattr(buffer, name) is array for name, array in before.items())
