@@ -43,11 +43,12 @@ def _weights(policy) -> th.Tensor:
     return th.cat([p.detach().flatten().clone() for p in policy.parameters()])
 
 
-def test_a_run_equals_the_threaded_overlaps_to_the_bit():
+@pytest.mark.parametrize("reweight", [False, True])
+def test_a_run_equals_the_threaded_overlaps_to_the_bit(reweight):
     th.set_flush_denormal(True)  # as the learner process and train() set it
     runs = []
     for where in ("thread", "process"):
-        model = _model(overlap_in=where)
+        model = _model(overlap_in=where, overlap_reweight=reweight)
         assert isinstance(model.learn.__self__, ProcessLearning) == (where == "process")
         model.learn(4 * 64)  # 4 rollouts of 16 tables x 4 steps
         model.learn(2 * 64, reset_num_timesteps=False)  # a second learn call goes on from the same state

@@ -76,7 +76,8 @@ def _numpy_views(storage: dict) -> dict:
     return {name: tensor.numpy() for name, tensor in storage.items()}
 
 
-def _learner_main(conn, model_data: bytes, storages: list, threads: int, refresh: bool, bf16: bool) -> None:
+def _learner_main(conn, model_data: bytes, storages: list, threads: int, refresh: bool, bf16: bool,
+                  reweight: bool = False) -> None:
     """The learner process: builds the model from ``model_data``, then answers jobs until told to stop."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the main process decides what Ctrl-C does
     try:
@@ -115,7 +116,7 @@ def _learner_main(conn, model_data: bytes, storages: list, threads: int, refresh
                 buffer.read_collected(arrays[index])
                 model.logger.name_to_value.clear()
                 if refresh:
-                    refresh_log_probs(model.policy, buffer, model.batch_size)
+                    refresh_log_probs(model.policy, buffer, model.batch_size, reweight)
                 model.train()
                 logged = {key: float(value) for key, value in model.logger.name_to_value.items()}
                 conn.send(("updated", state_bytes(model.policy, model._n_updates), logged, np.random.get_state(),
@@ -149,8 +150,8 @@ def _shutdown(process, conn) -> None:
 class ProcessLearning(OverlappedLearning):
     """:class:`train.overlap.OverlappedLearning` with each update in a learner process (see the module)."""
 
-    def __init__(self, model, refresh: bool = True, threads: int = 1):
-        super().__init__(model, refresh)
+    def __init__(self, model, refresh: bool = True, threads: int = 1, reweight: bool = False):
+        super().__init__(model, refresh, reweight)
         if not isinstance(model.rollout_buffer, CompactMaskableRolloutBuffer):
             raise TypeError("a learner process reads CompactMaskableRolloutBuffer rollouts (train/buffer.py), "
                             f"not {type(model.rollout_buffer).__name__}")
@@ -180,7 +181,7 @@ class ProcessLearning(OverlappedLearning):
         self.process = context.Process(
             target=_learner_main, name="ppo-learner", daemon=True,
             args=(child, model_data.getvalue(), self.storages, self.threads, self.refresh,
-                  bool(getattr(self.model.policy, "bf16_update", False))))
+                  bool(getattr(self.model.policy, "bf16_update", False)), self.reweight))
         self.process.start()
         child.close()  # the main process keeps its end only: the learner sees EOF if this process dies
         self._finalizer = weakref.finalize(self, _shutdown, self.process, self.conn)
@@ -267,7 +268,7 @@ class ProcessLearning(OverlappedLearning):
         self.update_seconds += seconds
 
 
-def learner_process(model, refresh: bool = True, threads: int = 1):
+def learner_process(model, refresh: bool = True, threads: int = 1, reweight: bool = False):
     """Turn on overlapped updates in a learner process for ``model`` (see the module)."""
-    ProcessLearning(model, refresh, threads)
+    ProcessLearning(model, refresh, threads, reweight)
     return model

@@ -60,9 +60,12 @@ class OverlappedLearning:
     """Replaces ``model.learn`` with the overlapped loop (see the module); ``model.wait_for_update()``
     waits for a running update."""
 
-    def __init__(self, model: MaskablePPO, refresh: bool = True):
+    def __init__(self, model: MaskablePPO, refresh: bool = True, reweight: bool = False):
+        if reweight and not refresh:
+            raise ValueError("reweight needs refresh: its weights are the refreshed log-probabilities' ratio")
         self.model = model
         self.refresh = bool(refresh)
+        self.reweight = bool(reweight)
         policy = model.policy
         if hasattr(policy.action_dist, "clear"):
             policy.action_dist.clear()
@@ -79,7 +82,7 @@ class OverlappedLearning:
     def update(self) -> None:
         """One PPO update on ``model.rollout_buffer`` (its log-probabilities refreshed first)."""
         if self.refresh:
-            refresh_log_probs(self.model.policy, self.model.rollout_buffer, self.model.batch_size)
+            refresh_log_probs(self.model.policy, self.model.rollout_buffer, self.model.batch_size, self.reweight)
         self.model.train()
 
     def _update(self) -> None:
@@ -177,9 +180,21 @@ class OverlappedLearning:
         return True
 
 
-def refresh_log_probs(policy, buffer, batch_size: int) -> None:
+#: The largest weight ``reweight`` gives a decision (as V-trace truncates its importance weights:
+#: a rare action the update made much likelier would otherwise dominate its minibatch).
+MAX_WEIGHT = 2.0
+
+
+def refresh_log_probs(policy, buffer, batch_size: int, reweight: bool = False) -> None:
     """Write ``policy``'s log-probabilities of the rollout's actions over ``buffer.log_probs``
     (a full buffer, before the update reads it); in chunks of ``batch_size``.
+
+    With ``reweight`` each decision's advantage is also multiplied by π_new / π_collecting (the
+    new log-probability's ratio to the stored one, at most :data:`MAX_WEIGHT`): PPO's clipped
+    objective, centred on the policy the update starts from, then weighs the collecting policy's
+    data as that policy would have been sampled (decoupled PPO, Hilton et al. 2021, "Batch
+    size-invariance for policy optimization"; here before the minibatch's advantage
+    normalisation, which SB3 applies).
 
     A compressed ``CompactMaskableRolloutBuffer`` is flattened and packed first (which the update
     would do at once anyway) and read as the update reads it, packed rows and legal lists: the
@@ -196,7 +211,7 @@ def refresh_log_probs(policy, buffer, batch_size: int) -> None:
                 index = np.arange(start, min(start + batch_size, len(actions)))
                 obs, masks = buffer.packed_samples(index)
                 _, log_prob, _ = policy.evaluate_actions(obs, actions[index], action_masks=masks)
-                log_probs[index] = log_prob.numpy()
+                _store(log_probs, buffer.advantages.reshape(-1), index, log_prob.numpy(), reweight)
         return
     obs = buffer.observations.reshape(-1, buffer.observations.shape[-1])
     actions = buffer.actions.reshape(-1)
@@ -208,10 +223,18 @@ def refresh_log_probs(policy, buffer, batch_size: int) -> None:
             _, log_prob, _ = policy.evaluate_actions(th.as_tensor(obs[start:stop]),
                                                      th.as_tensor(actions[start:stop]).long(),
                                                      action_masks=masks[start:stop])
-            log_probs[start:stop] = log_prob.numpy()
+            _store(log_probs, buffer.advantages.reshape(-1), slice(start, stop), log_prob.numpy(), reweight)
 
 
-def overlap_updates(model: MaskablePPO, refresh: bool = True) -> MaskablePPO:
+def _store(log_probs: np.ndarray, advantages: np.ndarray, index, new: np.ndarray, reweight: bool) -> None:
+    """``new`` over ``log_probs[index]``; with ``reweight``, ``advantages[index]`` times the ratio first
+    (both arrays views of the buffer's, in the same order)."""
+    if reweight:
+        advantages[index] *= np.minimum(np.exp(new - log_probs[index]), MAX_WEIGHT).astype(np.float32)
+    log_probs[index] = new
+
+
+def overlap_updates(model: MaskablePPO, refresh: bool = True, reweight: bool = False) -> MaskablePPO:
     """Turn on overlapped updates for ``model`` (see the module)."""
-    OverlappedLearning(model, refresh)
+    OverlappedLearning(model, refresh, reweight)
     return model

@@ -110,8 +110,8 @@ def fast_update(config: TrainConfig, model: MaskablePPO) -> MaskablePPO:
     if not config.ppo.overlap:
         return model
     if config.ppo.overlap_in == "process":
-        return learner_process(model, config.ppo.overlap_refresh, torch_threads())
-    return overlap_updates(model, config.ppo.overlap_refresh)
+        return learner_process(model, config.ppo.overlap_refresh, torch_threads(), config.ppo.overlap_reweight)
+    return overlap_updates(model, config.ppo.overlap_refresh, config.ppo.overlap_reweight)
 
 
 def close_learner(model) -> None:
