@@ -158,3 +158,15 @@ def test_a_buffer_refuses_storage_of_another_shape_and_stays_as_it_was():
         buffer.keep_in(storage)
     assert buffer.storage is None
     assert all(getattr(buffer, name) is array for name, array in before.items())
+
+
+def test_a_learner_that_cannot_start_says_why_and_leaves_nothing_running(monkeypatch):
+    model = _model(overlap_in="process")
+    learning = model.learn.__self__
+    # a saved model the learner cannot load
+    monkeypatch.setattr(model, "save", lambda out, exclude=None: out.write(b"not a model"))
+    with pytest.raises(Exception) as caught:
+        model.learn(64)
+    assert "in the learner process" in "\n".join(getattr(caught.value, "__notes__", [])) \
+        or "learner process failed" in str(caught.value)
+    assert learning.process is None

@@ -123,9 +123,13 @@ def _learner_main(conn, model_data: bytes, storages: list, threads: int, refresh
                            time.process_time() - cpu, time.perf_counter() - wall))
             else:
                 raise ValueError(f"unknown job {kind!r}")
+        except (BrokenPipeError, ConnectionResetError):  # answering a main process that is gone
+            return
         except BaseException as exc:
             try:
                 conn.send(("error", traceback.format_exc(), exc))
+            except (BrokenPipeError, ConnectionResetError):
+                return
             except Exception:  # the exception does not pickle: its traceback alone
                 conn.send(("error", traceback.format_exc(), None))
 
@@ -185,7 +189,13 @@ class ProcessLearning(OverlappedLearning):
         self.process.start()
         child.close()  # the main process keeps its end only: the learner sees EOF if this process dies
         self._finalizer = weakref.finalize(self, _shutdown, self.process, self.conn)
-        self._answer("ready")
+        try:
+            self._answer("ready")
+        except BaseException:  # it could not start: nothing is left running
+            if self.process is not None:
+                self._finalizer()
+                self.process = self.conn = None
+            raise
 
     def close(self) -> None:
         """End the learner process (a running update is waited for first); ``learn`` starts another."""
