@@ -110,7 +110,7 @@ def test_shipped_configs_load(name):
 
 def test_quick_fast_is_quick_on_two_cores():
     """quick_fast.yaml is quick.yaml's run with the learner process, bf16 and reweighting, nothing else
-    (its strength was measured against quick.yaml's: docs/training.md)."""
+    (its strength was measured against quick.yaml's, six seeds: docs/training.md)."""
     quick = load_config(ROOT / "configs" / "quick.yaml").to_dict()
     fast = load_config(ROOT / "configs" / "quick_fast.yaml").to_dict()
     differ = {(section, key) for section in quick for key in quick[section]
