@@ -62,7 +62,13 @@ def bench_config(path: str, rollouts: int, overrides: list[str] = ()) -> dict:
     model.learn(2 * per_rollout)  # warm-up: numba, torch, first allocations (an overlapped update too)
     env.step_wait = env_time = TimedCalls(env.step_wait)
     overlapped = getattr(model, "wait_for_update", None) is not None
-    if overlapped:  # train/overlap.py: the update runs beside the rollout (a thread: wall time only)
+    learner = getattr(model.learn, "__self__", None)
+    process = overlapped and hasattr(learner, "update_cpu")
+    if process:  # train/learner_process.py: the update runs in another process, which times itself
+        learner.collect = collect = TimedCalls(learner.collect)
+        update_start = (learner.update_seconds, learner.update_cpu)
+        overlapped = False  # this process's CPU is the rollout's alone
+    elif overlapped:  # train/overlap.py: the update runs beside the rollout (a thread: wall time only)
         learning = model.learn.__self__
         learning.collect = collect = TimedCalls(learning.collect)
     else:
@@ -74,11 +80,17 @@ def bench_config(path: str, rollouts: int, overrides: list[str] = ()) -> dict:
     model.learn(per_rollout * rollouts, reset_num_timesteps=False)
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     steps = per_rollout * rollouts
+    if process:  # the learner process's update time, and its CPU added to this process's
+        update.seconds = learner.update_seconds - update_start[0]
+        update.cpu = learner.update_cpu - update_start[1]
+        cpu += update.cpu
     sb3_fps = sb3_fps_of(model)
+    if process:
+        model.close_learner()
     return {"config": path, "steps": steps, "seconds": seconds, "fps": steps / seconds, "sb3_fps": sb3_fps,
             "cpu_fps": steps / cpu,
             "us_env": env_time.seconds / steps * 1e6, "us_rollout_other": (collect.seconds - env_time.seconds) / steps * 1e6,
-            "us_update": update.seconds / steps * 1e6, "overlap": overlapped,
+            "us_update": update.seconds / steps * 1e6, "overlap": overlapped or process,
             # process_time counts every thread's CPU: beside an overlapped update it is the whole process's
             "cpu_us": [float("nan") if overlapped else env_time.cpu / steps * 1e6,
                        float("nan") if overlapped else (collect.cpu - env_time.cpu) / steps * 1e6,

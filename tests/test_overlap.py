@@ -130,3 +130,31 @@ def test_a_training_run_with_overlap_evaluates_snapshots_checkpoints_and_resumes
 
     agent = make_agent(f"model:{run / 'model.zip'}")
     assert agent.policy is not None
+
+
+def test_reweighting_multiplies_each_advantage_by_the_new_to_old_probability_ratio():
+    """ppo.overlap_reweight: after the refresh, each decision's advantage is its old value times
+    π_new / π_collecting (at most 2), both computed here independently of the refresh."""
+    from train.overlap import MAX_WEIGHT, refresh_log_probs
+
+    model = _model()
+    model.learn.__self__.collect(model._setup_learn(64)[1], model.rollout_buffer, model.n_steps)
+    buffer = model.rollout_buffer
+    old_log_probs = buffer.swap_and_flatten(buffer.log_probs.copy())
+    old_advantages = buffer.swap_and_flatten(buffer.advantages.copy())
+    with th.no_grad():  # the update's policy differs from the collecting one
+        for p in model.policy.parameters():
+            p.add_(0.3 * th.randn_like(p))
+    refresh_log_probs(model.policy, buffer, model.batch_size, reweight=True)
+    new = _own_log_probs(model.policy, buffer).reshape(-1)
+    assert np.allclose(buffer.log_probs.reshape(-1), new, atol=1e-5)
+    weights = np.minimum(np.exp(new - old_log_probs.reshape(-1)), MAX_WEIGHT)
+    assert weights.min() < 0.9 and weights.max() > 1.1  # the test sees real weights
+    assert np.allclose(buffer.advantages.reshape(-1), old_advantages.reshape(-1) * weights, rtol=1e-4, atol=1e-6)
+
+
+def test_reweighting_needs_the_refresh():
+    from train.config import ConfigError
+
+    with pytest.raises(ConfigError, match="ppo.overlap_reweight: weighs by the refreshed log-probabilities"):
+        from_dict({"ppo": {"overlap": True, "overlap_refresh": False, "overlap_reweight": True}})

@@ -102,10 +102,21 @@ def test_policy_refuses_observations_of_the_wrong_size():
 
 
 # ------------------------------------------------------------------- configs
-@pytest.mark.parametrize("name", ["quick", "full", "smoke"])
+@pytest.mark.parametrize("name", ["quick", "quick_fast", "full", "smoke"])
 def test_shipped_configs_load(name):
     config = load_config(ROOT / "configs" / f"{name}.yaml")
     assert config.run.name == name
+
+
+def test_quick_fast_is_quick_on_two_cores():
+    """quick_fast.yaml is quick.yaml's run with the learner process, bf16 and reweighting, nothing else
+    (its strength was measured against quick.yaml's, six seeds: docs/training.md)."""
+    quick = load_config(ROOT / "configs" / "quick.yaml").to_dict()
+    fast = load_config(ROOT / "configs" / "quick_fast.yaml").to_dict()
+    differ = {(section, key) for section in quick for key in quick[section]
+              if quick[section][key] != fast[section][key]}
+    assert differ == {("run", "name"), ("env", "num_threads"), ("ppo", "overlap"), ("ppo", "overlap_in"),
+                      ("ppo", "overlap_reweight"), ("ppo", "bf16")}
 
 
 @pytest.mark.parametrize("data,message", [

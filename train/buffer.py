@@ -30,12 +30,52 @@ from agents.masked_categorical import LegalActions
 from agents.sparse_linear import SparseRows
 
 
+#: The arrays a rollout fills (``add`` and ``compute_returns_and_advantage``) and an update reads.
+ROLLOUT_ARRAYS = ("observations", "actions", "rewards", "returns", "episode_starts", "values", "log_probs",
+                  "advantages", "action_masks")
+
+
 class CompactMaskableRolloutBuffer(MaskableRolloutBuffer):
     def __init__(self, *args, compressed: bool = False, **kwargs):
         self.compressed = bool(compressed)
+        self.storage: dict[str, np.ndarray] | None = None  # see keep_in
         super().__init__(*args, **kwargs)
 
+    def keep_in(self, storage: dict[str, np.ndarray]) -> None:
+        """Collect every rollout into ``storage``'s arrays (shaped as ``reset`` makes them), reused
+        from one rollout to the next: train/learner_process.py gives arrays in shared memory, which
+        the learner process reads without a copy. ``reset`` then allocates nothing and clears
+        nothing: every entry is written before it is read (``add`` writes each step's row of every
+        array, ``compute_returns_and_advantage`` the returns and advantages)."""
+        for name in ROLLOUT_ARRAYS:
+            mine = getattr(self, name)
+            if storage[name].shape != mine.shape or storage[name].dtype != mine.dtype:
+                raise ValueError(f"storage {name!r} is {storage[name].dtype}{storage[name].shape}; this buffer "
+                                 f"needs {mine.dtype}{mine.shape}")
+        self.storage = storage
+        self.reset()
+
+    def read_collected(self, storage: dict[str, np.ndarray]) -> None:
+        """Take ``storage``'s arrays as a full rollout, collected elsewhere (the learner process
+        reads the main process's rollout so), ready for ``get``."""
+        self.__dict__.update({name: storage[name] for name in ROLLOUT_ARRAYS})
+        self.pos, self.full, self.generator_ready = self.buffer_size, True, False
+        self._rows = self._legal = None
+        self._packed = False
+
+    def compute_returns_and_advantage(self, last_values: th.Tensor, dones: np.ndarray) -> None:
+        super().compute_returns_and_advantage(last_values, dones)
+        if self.storage is not None:  # SB3 makes the returns a new array: into the kept one
+            self.storage["returns"][...] = self.returns
+            self.returns = self.storage["returns"]
+
     def reset(self) -> None:
+        if self.storage is not None:
+            self.__dict__.update({name: self.storage[name] for name in ROLLOUT_ARRAYS})
+            self.pos, self.full, self.generator_ready = 0, False, False
+            self._rows = self._legal = None
+            self._packed = False
+            return
         if isinstance(self.action_space, spaces.Discrete):
             # sb3-contrib's reset fills a float32 mask array (36 MB for a quick-config rollout, about
             # 3 µs per learner decision) that the line below replaces at once: skip it.
@@ -56,6 +96,17 @@ class CompactMaskableRolloutBuffer(MaskableRolloutBuffer):
         once when ``compressed``."""
         assert self.full, ""
         indices = np.random.permutation(self.buffer_size * self.n_envs)
+        self.pack()
+        if batch_size is None:
+            batch_size = self.buffer_size * self.n_envs
+        for start in range(0, self.buffer_size * self.n_envs, batch_size):
+            yield self._get_samples(indices[start : start + batch_size])
+
+    def pack(self) -> None:
+        """Flatten the rollout (steps and tables into one axis, as ``get`` does) and, when
+        ``compressed``, pack it, once per rollout. Also done by ``get``; the overlapped update's
+        log-probability refresh (``train/overlap.py``) calls it first to read the packed rows too."""
+        assert self.full, ""
         if not self.generator_ready:
             for name in ("observations", "actions", "values", "log_probs", "advantages", "returns", "action_masks"):
                 self.__dict__[name] = self.swap_and_flatten(self.__dict__[name])
@@ -65,10 +116,12 @@ class CompactMaskableRolloutBuffer(MaskableRolloutBuffer):
             self._rows = SparseRows.of_dense(obs) if obs.dtype == np.float32 else None
             self._legal = LegalActions.of_masks(self.action_masks)
             self._packed = True
-        if batch_size is None:
-            batch_size = self.buffer_size * self.n_envs
-        for start in range(0, self.buffer_size * self.n_envs, batch_size):
-            yield self._get_samples(indices[start : start + batch_size])
+
+    def packed_samples(self, batch_inds: np.ndarray):
+        """(observations, action_masks) of ``batch_inds`` as the update's minibatches carry them:
+        packed rows and legal lists where the rollout is packed, else dense arrays."""
+        samples = self._get_samples(batch_inds)
+        return samples.observations, samples.action_masks
 
     def _get_samples(self, batch_inds: np.ndarray, env=None) -> MaskableRolloutBufferSamples:
         if not self._packed or (self._rows is None and self._legal is None):

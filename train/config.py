@@ -81,6 +81,15 @@ class PPOConfig:
     # with overlap: the update first recomputes the rollout's log-probabilities with the policy it
     # starts from, so PPO's clip is centred on it (train/overlap.py); false keeps the collecting policy's
     overlap_refresh: bool = True
+    # with overlap: where the update runs, "thread" (train/overlap.py) or "process", a learner
+    # process with its own interpreter lock (train/learner_process.py)
+    overlap_in: str = "thread"
+    # with overlap_refresh: each decision's advantage also weighted by π_updated / π_collecting
+    # (decoupled PPO; train/overlap.py refresh_log_probs)
+    overlap_reweight: bool = False
+    # the update's MLPs in bfloat16 (autocast; loss, ratios, weights and Adam stay float32):
+    # agents/policy.py NosPolicy.evaluate_actions; docs/training.md "bf16 updates"
+    bf16: bool = False
 
 
 @dataclass
@@ -348,6 +357,14 @@ def validate(c: TrainConfig, source: str = "config") -> None:
         _fail(w("ppo.batch_size"), f"{c.ppo.batch_size} leaves a minibatch of one sample "
                                    f"(rollout {rollout}); pick a size that divides the rollout")
     _positive(w("ppo.learning_rate"), c.ppo.learning_rate)
+    if c.ppo.overlap_in not in ("thread", "process"):
+        _fail(w("ppo.overlap_in"), f"must be 'thread' or 'process' (where an overlapped update runs), "
+                                   f"got {c.ppo.overlap_in!r}")
+    if c.ppo.overlap_reweight and not (c.ppo.overlap and c.ppo.overlap_refresh):
+        _fail(w("ppo.overlap_reweight"), "weighs by the refreshed log-probabilities: set ppo.overlap: true and "
+                                         "ppo.overlap_refresh: true too")
+    if c.ppo.overlap_in == "process" and not c.ppo.overlap:
+        _fail(w("ppo.overlap_in"), "says where an overlapped update runs: set ppo.overlap: true too")
     for key in ("gamma", "gae_lambda"):
         value = getattr(c.ppo, key)
         if not 0 < value <= 1:

@@ -29,8 +29,9 @@ kernels, compiled ``nogil``) runs without Python's interpreter lock, but between
 the update thread takes the lock often enough that the rollout, whose engine loop, agents and
 bookkeeping are driven from Python, runs at about half speed beside it. Measured on the
 quick config this made training slower, not faster (docs/benchmarks.md, "Faster training,
-second pass"; ``benchmarks/bench_update_lock.py``), so no config turns it on; a learner in its
-own process would avoid the lock. Reproducible: the update uses numpy's global generator
+second pass"; ``benchmarks/bench_update_lock.py``), so no config turns it on; ``ppo.overlap_in: process``
+runs the same loop with the update in a learner process, which avoids the lock
+(``train/learner_process.py``). Reproducible: the update uses numpy's global generator
 (the minibatch permutation) and nothing else random; the rollout uses torch's (action
 sampling) and its own generators; neither reads what the other writes, so the same seed
 gives the same run whatever the threads' timing.
@@ -44,6 +45,7 @@ from __future__ import annotations
 import copy
 import threading
 
+import numpy as np
 import torch as th
 from gymnasium import spaces
 from sb3_contrib import MaskablePPO
@@ -51,16 +53,19 @@ from sb3_contrib.common.maskable.utils import get_action_masks
 from stable_baselines3.common.utils import obs_as_tensor
 
 #: What ``model.save`` must leave out once overlapping is on (the trainer's exclusions add these).
-OVERLAP_ATTRIBUTES = ["learn", "wait_for_update"]
+OVERLAP_ATTRIBUTES = ["learn", "wait_for_update", "close_learner"]  # the last: train/learner_process.py
 
 
 class OverlappedLearning:
     """Replaces ``model.learn`` with the overlapped loop (see the module); ``model.wait_for_update()``
     waits for a running update."""
 
-    def __init__(self, model: MaskablePPO, refresh: bool = True):
+    def __init__(self, model: MaskablePPO, refresh: bool = True, reweight: bool = False):
+        if reweight and not refresh:
+            raise ValueError("reweight needs refresh: its weights are the refreshed log-probabilities' ratio")
         self.model = model
         self.refresh = bool(refresh)
+        self.reweight = bool(reweight)
         policy = model.policy
         if hasattr(policy.action_dist, "clear"):
             policy.action_dist.clear()
@@ -77,7 +82,7 @@ class OverlappedLearning:
     def update(self) -> None:
         """One PPO update on ``model.rollout_buffer`` (its log-probabilities refreshed first)."""
         if self.refresh:
-            refresh_log_probs(self.model.policy, self.model.rollout_buffer, self.model.batch_size)
+            refresh_log_probs(self.model.policy, self.model.rollout_buffer, self.model.batch_size, self.reweight)
         self.model.train()
 
     def _update(self) -> None:
@@ -175,11 +180,39 @@ class OverlappedLearning:
         return True
 
 
-def refresh_log_probs(policy, buffer, batch_size: int) -> None:
+#: The largest weight ``reweight`` gives a decision (as V-trace truncates its importance weights:
+#: a rare action the update made much likelier would otherwise dominate its minibatch).
+MAX_WEIGHT = 2.0
+
+
+def refresh_log_probs(policy, buffer, batch_size: int, reweight: bool = False) -> None:
     """Write ``policy``'s log-probabilities of the rollout's actions over ``buffer.log_probs``
-    (a full buffer, not yet flattened by ``get``); in chunks of ``batch_size``."""
-    if buffer.generator_ready:
+    (a full buffer, before the update reads it); in chunks of ``batch_size``.
+
+    With ``reweight`` each decision's advantage is also multiplied by π_new / π_collecting (the
+    new log-probability's ratio to the stored one, at most :data:`MAX_WEIGHT`): PPO's clipped
+    objective, centred on the policy the update starts from, then weighs the collecting policy's
+    data as that policy would have been sampled (decoupled PPO, Hilton et al. 2021, "Batch
+    size-invariance for policy optimization"; here before the minibatch's advantage
+    normalisation, which SB3 applies).
+
+    A compressed ``CompactMaskableRolloutBuffer`` is flattened and packed first (which the update
+    would do at once anyway) and read as the update reads it, packed rows and legal lists: the
+    same numbers (the policy computes the same from either form), without scanning the dense
+    observations and masks a second time (a fifth of the refresh's cost)."""
+    if buffer.generator_ready and not getattr(buffer, "_packed", False):
         raise RuntimeError("refresh_log_probs needs the rollout as collected, before the update reads it")
+    if getattr(buffer, "compressed", False):
+        buffer.pack()
+        actions = th.as_tensor(buffer.actions.reshape(-1)).long()
+        log_probs = buffer.log_probs.reshape(-1)  # a view: written in place
+        with th.no_grad():
+            for start in range(0, len(actions), batch_size):
+                index = np.arange(start, min(start + batch_size, len(actions)))
+                obs, masks = buffer.packed_samples(index)
+                _, log_prob, _ = policy.evaluate_actions(obs, actions[index], action_masks=masks)
+                _store(log_probs, buffer.advantages.reshape(-1), index, log_prob.numpy(), reweight)
+        return
     obs = buffer.observations.reshape(-1, buffer.observations.shape[-1])
     actions = buffer.actions.reshape(-1)
     masks = buffer.action_masks.reshape(len(actions), -1)
@@ -190,10 +223,18 @@ def refresh_log_probs(policy, buffer, batch_size: int) -> None:
             _, log_prob, _ = policy.evaluate_actions(th.as_tensor(obs[start:stop]),
                                                      th.as_tensor(actions[start:stop]).long(),
                                                      action_masks=masks[start:stop])
-            log_probs[start:stop] = log_prob.numpy()
+            _store(log_probs, buffer.advantages.reshape(-1), slice(start, stop), log_prob.numpy(), reweight)
 
 
-def overlap_updates(model: MaskablePPO, refresh: bool = True) -> MaskablePPO:
+def _store(log_probs: np.ndarray, advantages: np.ndarray, index, new: np.ndarray, reweight: bool) -> None:
+    """``new`` over ``log_probs[index]``; with ``reweight``, ``advantages[index]`` times the ratio first
+    (both arrays views of the buffer's, in the same order)."""
+    if reweight:
+        advantages[index] *= np.minimum(np.exp(new - log_probs[index]), MAX_WEIGHT).astype(np.float32)
+    log_probs[index] = new
+
+
+def overlap_updates(model: MaskablePPO, refresh: bool = True, reweight: bool = False) -> MaskablePPO:
     """Turn on overlapped updates for ``model`` (see the module)."""
-    OverlappedLearning(model, refresh)
+    OverlappedLearning(model, refresh, reweight)
     return model

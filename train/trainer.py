@@ -37,6 +37,7 @@ from agents.registry import make_agent
 from .buffer import CompactMaskableRolloutBuffer
 from .config import TrainConfig
 from .evaluation import append_csv, evaluate, read_csv
+from .learner_process import learner_process
 from .overlap import OVERLAP_ATTRIBUTES, overlap_updates
 from .report import final_report
 from .runfiles import RESUMABLE, check_resume_config, is_run_folder, truncate_csv  # noqa: F401
@@ -96,13 +97,28 @@ def quiet_model(config: TrainConfig) -> tuple[SelfPlayVecEnv, MaskablePPO]:
 def fast_update(config: TrainConfig, model: MaskablePPO) -> MaskablePPO:
     """The trainer's update settings on a new or loaded model: the rollout buffer hands the update
     compressed observations and legal lists (``train/buffer.py``; set on the buffer, not saved
-    with the model, so old checkpoints resume with it too), torch keeps its thread count
+    with the model, so old checkpoints resume with it too), the update's MLPs run in bfloat16 with
+    ``ppo.bf16`` (``NosPolicy.bf16_update``, not saved either), torch keeps its thread count
     (:func:`keep_torch_threads`) and, with ``ppo.overlap``, each update runs beside the next
-    rollout (``train/overlap.py``)."""
+    rollout (``train/overlap.py``; in a learner process with ``ppo.overlap_in: process``,
+    ``train/learner_process.py``)."""
     if isinstance(model.rollout_buffer, CompactMaskableRolloutBuffer):
         model.rollout_buffer.compressed = True
+    if hasattr(model.policy, "bf16_update"):  # NosPolicy; set per run, never saved with the model
+        model.policy.bf16_update = bool(config.ppo.bf16)
     model = keep_torch_threads(model)
-    return overlap_updates(model, config.ppo.overlap_refresh) if config.ppo.overlap else model
+    if not config.ppo.overlap:
+        return model
+    if config.ppo.overlap_in == "process":
+        return learner_process(model, config.ppo.overlap_refresh, torch_threads(), config.ppo.overlap_reweight)
+    return overlap_updates(model, config.ppo.overlap_refresh, config.ppo.overlap_reweight)
+
+
+def close_learner(model) -> None:
+    """End a learner process the model may have (``ppo.overlap_in: process``), its update finished."""
+    close = getattr(model, "close_learner", None)
+    if close is not None:
+        close()
 
 
 def wait_for_update(model) -> None:
@@ -356,12 +372,15 @@ def train(config: TrainConfig, resume: bool = False, progress: bool = True) -> d
     callback = TrainingCallback(config, snapshots, run_dir, progress and config.output.progress_bar, marks)
     remaining = config.run.total_timesteps - model.num_timesteps
     start = time.perf_counter()
-    if remaining > 0:
-        try:
-            model.learn(remaining, callback=CallbackList([callback]), reset_num_timesteps=False)
-        except KeyboardInterrupt:
-            path = save_checkpoint(model, run_dir, snapshots, callback.next)
-            raise KeyboardInterrupt(f"interrupted: saved {path}; continue with --resume") from None
+    try:
+        if remaining > 0:
+            try:
+                model.learn(remaining, callback=CallbackList([callback]), reset_num_timesteps=False)
+            except KeyboardInterrupt:
+                path = save_checkpoint(model, run_dir, snapshots, callback.next)
+                raise KeyboardInterrupt(f"interrupted: saved {path}; continue with --resume") from None
+    finally:
+        close_learner(model)  # its last update is in the model (learn waits for it)
     seconds = time.perf_counter() - start
     model.save(run_dir / "model.zip", exclude=CHECKPOINT_EXCLUDE)
     save_checkpoint(model, run_dir, snapshots, callback.next)
