@@ -159,21 +159,32 @@ def soft_loss(policy, obs: th.Tensor, masks: np.ndarray, soft: th.Tensor) -> th.
     return -(weights * dist.packed_log_p).sum(dim=1).mean()
 
 
+def hint_weight_of(policy) -> th.nn.Parameter:
+    """The hinted policy's weight on Greedy's move (``agents.policy.HintHead``)."""
+    head = getattr(policy, "action_net", None)
+    if head is None or not isinstance(getattr(head, "weight", None), th.nn.Parameter) or head.weight.dim() != 0:
+        raise ValueError("target 'advantage' needs a hinted policy (env.greedy_hint: true)")
+    return head.weight
+
+
 def advantage_loss(policy, obs: th.Tensor, masks: np.ndarray, advantage: th.Tensor, hint: th.Tensor,
                    temperature: float) -> th.Tensor:
-    """Mean squared error of ``logit(a) - logit(hint)`` toward ``advantage[a] / temperature`` over
-    each row's legal moves (averaged per row, then over rows; the hint's own term is 0). Fitted,
-    the policy's logits are its predicted advantage over Greedy's move in units of
-    ``temperature`` points: its argmax departs from Greedy exactly where a move is predicted to
-    gain, and its softmax weighs moves by exp(A / temperature) for PPO after it."""
+    """Mean squared error of ``f(a) - f(hint)`` toward ``advantage[a] / temperature`` over each
+    row's legal moves (averaged per row, then over rows; the hint's own term is 0), where ``f``
+    is the policy's logits without the hint's bonus. So ``f`` regresses the moves' values (up to
+    a constant per position), which depend on the position and the move only, never on which
+    move Greedy picked; the hint weight ``w`` (no gradient here) is then a margin of ``w *
+    temperature`` points: the deterministic policy leaves Greedy only for a move predicted to gain
+    more than that (:func:`choose_margin` sets it). Its softmax weighs moves by exp(A /
+    temperature) for PPO after it."""
     dist = policy.get_distribution(obs, action_masks=masks)
-    logits = dist.masked  # [B, K]: the legal moves' logits (index names them; padding at the end)
     index = dist.index
     valid = th.ones_like(index, dtype=th.bool) if dist.valid is None else dist.valid
     at_hint = (index == hint[:, None]) & valid
-    base = (logits * at_hint).sum(dim=1, keepdim=True)
+    f = dist.masked - hint_weight_of(policy).detach() * at_hint  # [B, K]: the legal moves' logits, bonus removed
+    base = (f * at_hint).sum(dim=1, keepdim=True)
     target = advantage.gather(1, index) / temperature
-    error = th.where(valid, logits - base - target, th.zeros_like(logits))
+    error = th.where(valid, f - base - target, th.zeros_like(f))
     return ((error * error).sum(dim=1) / valid.sum(dim=1)).mean()
 
 
@@ -328,28 +339,32 @@ def behaviour_clone(policy, data: dict, epochs: int, batch_size: int, learning_r
 def predicted_advantage(policy, obs: np.ndarray, masks: np.ndarray, hint: np.ndarray,
                         temperature: float) -> np.ndarray:
     """[N, actions]: the fitted policy's predicted advantage over Greedy's move in points,
-    ``(logit(a) - logit(hint)) * temperature`` (-inf where illegal), the hint weight included."""
+    ``(f(a) - f(hint)) * temperature`` with ``f`` its logits without the hint's bonus (0 at the
+    hint, -inf where illegal)."""
     out = np.full(masks.shape, -np.inf, np.float32)
+    w = float(hint_weight_of(policy).detach())
     with th.no_grad():
         for first in range(0, len(obs), 4096):
             part = slice(first, first + 4096)
             dist = policy.get_distribution(th.as_tensor(obs[part]), action_masks=masks[part])
-            log_p = dist.log_p.numpy()
+            log_p = dist.log_p.numpy().astype(np.float64)
             rows = np.arange(len(log_p))
-            base = log_p[rows, hint[part]]
-            out[part] = np.where(masks[part], (log_p - base[:, None]) * temperature, -np.inf)
+            h = hint[part]
+            log_p[rows, h] -= w
+            out[part] = np.where(masks[part], (log_p - log_p[rows, h][:, None]) * temperature, -np.inf)
     return out
 
 
 def choose_margin(policy, data: dict, margins, holdout: float, temperature: float) -> dict:
     """Pick, on the held-out labels, the margin (points) Greedy's move is given before the policy
     may leave it: the one whose choices have the highest mean advantage (:func:`held_out_gain`),
-    the smallest of equals. The policy's hint weight grows by margin / temperature, so the
+    the largest of equals (fewer departures for the same gain). The policy's hint weight becomes margin / temperature, so the
     deterministic policy plays exactly those choices. Returns what each margin gained."""
     n = len(data["actions"])
     hold = np.arange(n - int(round(n * holdout)), n)
     if len(hold) == 0:
         raise ValueError("choosing a margin needs held-out labels (distill.holdout > 0)")
+    weight = hint_weight_of(policy)
     masks = np.asarray(data["masks"], bool)[hold]
     hint = np.asarray(data["hint"], np.int64)[hold]
     from .rollout_advantage import advantages
@@ -361,14 +376,11 @@ def choose_margin(policy, data: dict, margins, holdout: float, temperature: floa
         choices = margin_choices(predicted, masks, hint, float(m))
         table.append({"margin": float(m), "gain": held_out_gain(advantage, choices),
                       "departs": float(np.mean(choices != hint))})
-    chosen = max(table, key=lambda r: (r["gain"], -r["margin"]))
-    head = getattr(policy, "action_net", None)
-    if head is None or not hasattr(head, "weight") or not isinstance(head.weight, th.nn.Parameter):
-        raise ValueError("choosing a margin needs a hinted policy (env.greedy_hint: true)")
+    chosen = max(table, key=lambda r: (r["gain"], r["margin"]))
     with th.no_grad():
-        head.weight += chosen["margin"] / temperature
+        weight.fill_(chosen["margin"] / temperature)
     return {"margins": table, "margin": chosen["margin"], "gain": chosen["gain"], "departs": chosen["departs"],
-            "hint_weight": float(head.weight.detach())}
+            "hint_weight": float(weight.detach())}
 
 
 def _progress(total: int, every: float = 60.0):
