@@ -300,3 +300,31 @@ def test_tiny_rollout_advantage_run_collects_fits_chooses_a_margin_and_plays(tmp
         assert f["values"].shape == (300, f["masks"].shape[1])
     r = run_tournament([f"model:{run / 'model.zip'}", "greedy", "greedy", "greedy"], 2, game="draw", progress=False)
     assert len(r.deal) == 8
+
+
+@pytest.mark.parametrize("game", ["draw", "block", "fours", "cross", "matador", "chickenfoot"])
+def test_greedy_on_the_legal_moves_only_is_greedys_best_move(game):
+    # The playouts score Greedy on each row's legal moves only (Chickenfoot's action space is
+    # wide); it must pick exactly what Greedy's full scores pick (the lowest id of equals).
+    from train.rollout_advantage import legal_greedy_moves
+
+    rules = rules_of(game)
+    tables = tables_class(game)(game, 64, num_players=4, seed=3, observation_dtype="float32", threads=1,
+                                **family_options(game, {}))
+    greedy = FamilyGreedyAgent(rules, seed=0)
+    rng = np.random.default_rng(7)
+    compared = departed = 0
+    for _ in range(60):
+        masks = tables.masks.copy()
+        live = np.flatnonzero(masks.sum(axis=1) > 0)
+        obs = tables.observe_rows(live, tables.current_player[live])
+        full = greedy.scores(obs, masks[live])
+        full[masks[live] == 0] = -np.inf
+        expected = full.argmax(axis=1)
+        assert np.array_equal(legal_greedy_moves(greedy, obs, masks[live]), expected)
+        choices = masks[live].sum(axis=1) > 1
+        compared += int(choices.sum())
+        departed += int((expected[choices] != masks[live][choices].argmax(axis=1)).sum())  # not just the first legal
+        actions = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks], np.int64)
+        tables.step(actions, observe=False, autoreset=True)
+    assert compared > 300 and departed > 50

@@ -56,10 +56,62 @@ def continuation_greedy(rules):
 
 def greedy_moves(agent, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
     """Greedy's move in each row, ties going to the lowest action id: Greedy's own scores
-    without its seeded random tie-break, so that a playout is a function of the table alone."""
+    without its seeded random tie-break, so that a playout is a function of the table alone.
+    The family's Greedy in a game without play scores is scored on the legal moves only
+    (:func:`legal_greedy_moves`, the same moves: Chickenfoot's action space is wide)."""
+    from agents.family.greedy import SCORING_GAMES, FamilyGreedyAgent
+
+    if type(agent) is FamilyGreedyAgent and agent.rules.game not in SCORING_GAMES:
+        return legal_greedy_moves(agent, obs, masks)
     score = np.asarray(agent.scores(obs, masks), np.float64).copy()
     score[np.asarray(masks) == 0] = -np.inf
     return score.argmax(axis=1).astype(np.int64)
+
+
+def legal_greedy_moves(agent, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """:meth:`agents.family.greedy.FamilyGreedyAgent.scores`' best legal move (the lowest id of
+    equals) in a game without play scores, computed for each row's legal moves only instead of
+    every action: the same terms (pips, double bonus, the set's double bonus, following, Matador's
+    kept matadors, Chickenfoot's [0-0], going out, draw and pass last), the same sums."""
+    from agents.family import greedy as G
+    from agents.family.view import DRAW, PASS, PLAY, SET
+
+    v = agent.view
+    obs = v.check(obs, masks)
+    masks = np.asarray(masks) != 0
+    row, action = np.nonzero(masks)  # row-major: each row's legal moves in ascending order
+    kind, tile = v.KIND[action], np.maximum(v.TILE[action], 0)
+    play = kind == PLAY
+    hand = v.slice(obs, "hand") > 0
+    score = np.where(play | (kind == SET), v.PIPS[tile] + G.DOUBLE_BONUS * v.IS_DOUBLE[tile], 0.0)
+    score = score + np.where(kind == SET, 20.0 * v.IS_DOUBLE[tile], 0.0)
+    fits = G.fitting_table(v)  # [M+1, N]
+    if v.seven:
+        outward = v.OUTWARD_SIDE[action]
+    else:
+        open_end = v.slice(obs, "arm_open").argmax(axis=2)  # [B, A]
+        exists = v.slice(obs, "arm_exists") > 0
+        arm = np.maximum(v.ARM[action], 0)
+        e = open_end[row, arm]
+        outward = np.where(play & exists[row, arm], np.where(e == v.LOW[tile], v.HIGH[tile], v.LOW[tile]), -1)
+    per_number = hand.astype(np.int64) @ fits.T.astype(np.int64)  # [B, M+1]
+    o = np.maximum(outward, 0)
+    follow = np.where(outward >= 0, per_number[row, o] - fits[o, tile], 0)
+    score = score + np.where(play, G.FOLLOW * follow, 0.0)
+    if v.seven:
+        score = score - np.where(play, G.KEEP_MATADOR * G.matador_mask(v)[tile], 0.0)
+    if agent.rules.game == "chickenfoot":
+        score = score + np.where(play & (tile == v.index[(0, 0)]), G.CHICKENFOOT_ZERO_ZERO, 0.0)
+    last = hand.sum(axis=1) == 1
+    score = score + np.where(play & last[row], G.GO_OUT, 0.0)
+    score = np.where(kind == DRAW, -1000.0, np.where(kind == PASS, -2000.0, score))
+    # The first best of each row (ascending ids): sort by row, then score descending, stably.
+    order = np.lexsort((-score, row))
+    first = np.ones(len(order), bool)
+    first[1:] = row[order][1:] != row[order][:-1]
+    out = np.full(masks.shape[0], -1, np.int64)
+    out[row[order][first]] = action[order][first]
+    return out
 
 
 def snapshot_names(tables) -> list[str]:
