@@ -195,14 +195,15 @@ def test_cloning_the_values_makes_the_best_valued_action_the_policys_choice():
 
 
 @pytest.mark.parametrize("distill,message", [
-    ({"teacher": "serch"}, "distill.teacher: must be 'none' or an agent of fours (greedy, random, search), "
-                           "got 'serch' (did you mean 'search'?)"),
+    ({"teacher": "serch"}, "distill.teacher: must be 'none' or an agent of fours (greedy, random, search, "
+                           "rollout_advantage), got 'serch' (did you mean 'search'?)"),
     ({"teacher": "search", "teacher_options": {"rollout": 8}}, "distill.teacher_options: search does not take"),
     ({"teacher_options": {"rollouts": 8}}, "distill.teacher_options: are the teacher's"),
     ({"teacher": "search", "holdout": 1.0}, "distill.holdout: must be in [0, 1)"),
     ({"teacher": "search", "decisions": 0}, "distill.decisions: must be positive"),
     ({"teacher": "search", "labels_from": "nowhere.npz"}, "distill.labels_from: no labels file"),
-    ({"teacher": "search", "target": "value"}, "distill.target: must be 'choice' (the teacher's choices) or 'values'"),
+    ({"teacher": "search", "target": "value"}, "distill.target: must be 'choice' (the teacher's choices), 'values' (its action values) "
+                                                "or 'advantage'"),
     ({"teacher": "greedy", "target": "values"}, "distill.target: 'values' needs a teacher that reports action values"),
     ({"teacher": "search", "temperature": 0}, "distill.temperature: must be positive"),
 ])

@@ -69,6 +69,23 @@ def test_issue_16_configs_state_their_result_and_evaluation_command(stem):
     assert f"nos-tournament --game {game}" in header and "greedy greedy greedy" in header
 
 
+ADVANTAGE_CONFIGS = sorted((ROOT / "configs" / "family").glob("*_advantage.yaml"))
+
+
+@pytest.mark.parametrize("path", ADVANTAGE_CONFIGS, ids=[p.stem for p in ADVANTAGE_CONFIGS])
+def test_advantage_configs_state_their_result_and_evaluation(path):
+    """The rollout_advantage configs (docs/family.md, "Exact advantages over Greedy") say what
+    their model measured against Greedy, and those that beat it name the tournament on fresh deals."""
+    c = load_config(path)
+    assert c.distill.teacher == "rollout_advantage" and c.distill.target == "advantage" and c.env.greedy_hint
+    header = "\n".join(line for line in path.read_text().splitlines() if line.startswith("#"))
+    assert "Result" in header and "Greedy" in header
+    if "BEATS Greedy" in header:
+        assert f"nos-tournament --game {c.env.game}" in header and "greedy greedy greedy" in header
+    else:
+        assert "NOT beat Greedy" in header
+
+
 def test_self_play_rewards_are_relative_points():
     # Every finished episode's rewards add up to the learner's points minus the mean of the
     # others' (those the steps reported), for every table.

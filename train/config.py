@@ -138,10 +138,14 @@ class RLlibConfig:
 class DistillConfig:
     """Distilling a teacher into the policy before PPO (train/distill.py): off while teacher is "none"."""
 
-    teacher: str = "none"  # "none", or an agent of the game that plays the learner's seat and labels it (e.g. search)
+    # "none", or an agent of the game that plays the learner's seat and labels it (e.g. search), or
+    # "rollout_advantage" (a family game): every legal move played out on the real table, Greedy
+    # after it, labelled with its exact gain over Greedy's move (train/rollout_advantage.py)
+    teacher: str = "none"
     teacher_options: dict = field(default_factory=dict)  # the teacher's own keyword options, e.g. {rollouts: 96}
     decisions: int = 20_000  # labelled learner decisions (those with more than one legal action)
-    # "choice": clone the teacher's choices; "values": its action values (Search's), softmax at `temperature`
+    # "choice": clone the teacher's choices; "values": its action values (Search's), softmax at `temperature`;
+    # "advantage": regress logit(a) - logit(Greedy's move) on the values' advantage over Greedy's / `temperature`
     target: str = "choice"
     temperature: float = 1.0  # in the game's points: the values' softmax temperature (target "values")
     num_envs: int = 64  # tables the teacher plays at once while collecting
@@ -152,6 +156,10 @@ class DistillConfig:
     # "" collects new labels (saved in the run's distill/labels.npz); a path reuses a run's labels.npz
     # (the same game, hint and observation), e.g. to try other cloning settings without the teacher's time
     labels_from: str = ""
+    # target "advantage": the margins (points) Greedy's move may be given before the policy leaves it;
+    # the one of best held-out gain is kept (train/distill.py: choose_margin)
+    margins: list = field(default_factory=lambda: [0.0, 0.25, 0.5, 1.0, 2.0, 4.0])
+    patience: int = 3  # target "advantage": stop after this many epochs without a lower held-out loss (0: never)
 
 
 @dataclass
@@ -434,9 +442,12 @@ def validate(c: TrainConfig, source: str = "config") -> None:
 def _check_distill(c: TrainConfig, source: str, agents: list) -> None:
     """The distill section: a teacher the game has, and sizes that make sense."""
     d, w = c.distill, (lambda key: f"{source}: distill.{key}")  # noqa: E731
-    if d.teacher != "none" and d.teacher not in agents:
-        _fail(w("teacher"), f"must be 'none' or an agent of {c.env.game} ({', '.join(agents)}), got "
-                            f"{d.teacher!r}{_suggest(str(d.teacher), agents)}")
+    from .rollout_advantage import ROLLOUT_TEACHER
+
+    teachers = agents + ([ROLLOUT_TEACHER] if c.env.game != "nos" else [])
+    if d.teacher != "none" and d.teacher not in teachers:
+        _fail(w("teacher"), f"must be 'none' or an agent of {c.env.game} ({', '.join(teachers)}), got "
+                            f"{d.teacher!r}{_suggest(str(d.teacher), teachers)}")
     for key in ("decisions", "num_envs", "batch_size"):
         _positive(w(key), getattr(d, key))
     _positive(w("epochs"), d.epochs, allow_zero=True)
@@ -445,16 +456,33 @@ def _check_distill(c: TrainConfig, source: str, agents: list) -> None:
         _fail(w("holdout"), f"must be in [0, 1), got {d.holdout}")
     if d.teacher != "none" and round(d.decisions * (1 - d.holdout)) < 1:
         _fail(w("decisions"), f"{d.decisions} labels with holdout {d.holdout} leave none to train on")
-    if d.target not in ("choice", "values"):
-        _fail(w("target"), f"must be 'choice' (the teacher's choices) or 'values' (its action values), got {d.target!r}")
-    if d.target == "values" and d.teacher not in ("none", "search"):
-        _fail(w("target"), f"'values' needs a teacher that reports action values (search), not {d.teacher!r}")
+    if d.target not in ("choice", "values", "advantage"):
+        _fail(w("target"), f"must be 'choice' (the teacher's choices), 'values' (its action values) or 'advantage' "
+                           f"(the action values' advantage over Greedy's move), got {d.target!r}")
+    if d.target in ("values", "advantage") and d.teacher not in ("none", "search", ROLLOUT_TEACHER):
+        _fail(w("target"), f"{d.target!r} needs a teacher that reports action values (search or {ROLLOUT_TEACHER}), "
+                           f"not {d.teacher!r}")
+    if d.teacher == ROLLOUT_TEACHER and d.target != "advantage":
+        _fail(w("target"), f"the {ROLLOUT_TEACHER} teacher's labels are fitted as 'advantage', got {d.target!r}")
+    if d.target == "advantage" and d.teacher != "none" and not c.env.greedy_hint:
+        _fail(w("target"), "'advantage' is measured against Greedy's move: it needs env.greedy_hint: true")
+    if not d.margins or any(isinstance(m, bool) or not isinstance(m, (int, float)) or not m >= 0
+                            for m in d.margins):
+        _fail(w("margins"), f"must be a non-empty list of numbers >= 0 (points), got {d.margins!r}")
+    _positive(w("patience"), d.patience, allow_zero=True)
     _positive(w("temperature"), d.temperature)
     if d.labels_from and not Path(d.labels_from).is_file():
         _fail(w("labels_from"), f"no labels file at {d.labels_from!r} (a run's distill/labels.npz, or \"\" to collect)")
     if d.teacher_options and d.teacher == "none":
         _fail(w("teacher_options"), "are the teacher's: give distill.teacher too")
-    if d.teacher != "none":
+    if d.teacher == ROLLOUT_TEACHER:
+        if set(d.teacher_options) - {"capacity"}:
+            _fail(w("teacher_options"), f"{ROLLOUT_TEACHER} takes only capacity (playout rows at once), got "
+                                        f"{d.teacher_options!r}")
+        capacity = d.teacher_options.get("capacity", 4096)
+        if isinstance(capacity, bool) or not isinstance(capacity, int) or capacity < 1:
+            _fail(w("teacher_options"), f"capacity must be a positive integer, got {capacity!r}")
+    elif d.teacher != "none":
         from agents.registry import make_agent
 
         try:  # the options are the agent's keywords: an unknown or bad one is named now, not after a run starts

@@ -159,13 +159,59 @@ def soft_loss(policy, obs: th.Tensor, masks: np.ndarray, soft: th.Tensor) -> th.
     return -(weights * dist.packed_log_p).sum(dim=1).mean()
 
 
-#: What the cloning fits: the teacher's choices (cross-entropy), or its action values (soft targets).
-TARGETS = ("choice", "values")
+def hint_weight_of(policy) -> th.nn.Parameter:
+    """The hinted policy's weight on Greedy's move (``agents.policy.HintHead``)."""
+    head = getattr(policy, "action_net", None)
+    if head is None or not isinstance(getattr(head, "weight", None), th.nn.Parameter) or head.weight.dim() != 0:
+        raise ValueError("target 'advantage' needs a hinted policy (env.greedy_hint: true)")
+    return head.weight
+
+
+def advantage_loss(policy, obs: th.Tensor, masks: np.ndarray, advantage: th.Tensor, hint: th.Tensor,
+                   temperature: float) -> th.Tensor:
+    """Mean squared error of ``f(a) - f(hint)`` toward ``advantage[a] / temperature`` over each
+    row's legal moves (averaged per row, then over rows; the hint's own term is 0), where ``f``
+    is the policy's logits without the hint's bonus. So ``f`` regresses the moves' values (up to
+    a constant per position), which depend on the position and the move only, never on which
+    move Greedy picked; the hint weight ``w`` (no gradient here) is then a margin of ``w *
+    temperature`` points: the deterministic policy leaves Greedy only for a move predicted to gain
+    more than that (:func:`choose_margin` sets it). Its softmax weighs moves by exp(A /
+    temperature) for PPO after it."""
+    dist = policy.get_distribution(obs, action_masks=masks)
+    index = dist.index
+    valid = th.ones_like(index, dtype=th.bool) if dist.valid is None else dist.valid
+    at_hint = (index == hint[:, None]) & valid
+    f = dist.masked - hint_weight_of(policy).detach() * at_hint  # [B, K]: the legal moves' logits, bonus removed
+    base = (f * at_hint).sum(dim=1, keepdim=True)
+    target = advantage.gather(1, index) / temperature
+    error = th.where(valid, f - base - target, th.zeros_like(f))
+    return ((error * error).sum(dim=1) / valid.sum(dim=1)).mean()
+
+
+def held_out_gain(advantage: np.ndarray, choices: np.ndarray) -> float:
+    """The mean advantage over Greedy of ``choices`` (points per decision): what playing them
+    once, here, wins over Greedy's move, by the exact rollout labels."""
+    return float(np.mean(advantage[np.arange(len(choices)), choices])) if len(choices) else float("nan")
+
+
+def margin_choices(predicted: np.ndarray, masks: np.ndarray, hint: np.ndarray, margin: float) -> np.ndarray:
+    """The moves played with ``margin`` points more on Greedy's: the argmax of the predicted
+    advantage (``predicted``, [N, actions], Greedy's move at 0) where it exceeds ``margin``, else
+    Greedy's move."""
+    rows = np.arange(len(hint))
+    score = np.where(masks, predicted, -np.inf)
+    score[rows, hint] += margin
+    return score.argmax(axis=1)
+
+
+#: What the cloning fits: the teacher's choices (cross-entropy), its action values (soft targets),
+#: or the rollout labels' advantages over Greedy's move (regression of the logits' differences).
+TARGETS = ("choice", "values", "advantage")
 
 
 def behaviour_clone(policy, data: dict, epochs: int, batch_size: int, learning_rate: float,
                     holdout: float = 0.1, seed: int = 0, target: str = "choice", temperature: float = 1.0,
-                    log=None) -> list[dict]:
+                    log=None, patience: int = 0) -> list[dict]:
     """Fit ``policy``'s masked action distribution to the teacher, for ``epochs`` passes in
     minibatches of ``batch_size``, with its own Adam (PPO's optimizer and its moments are left
     as they are). ``target`` "choice": cross-entropy toward ``data["actions"]``; "values":
@@ -176,14 +222,25 @@ def behaviour_clone(policy, data: dict, epochs: int, batch_size: int, learning_r
     is the teacher's choice (``holdout_agree``), the same on the held-out decisions where the
     teacher departed from the hint (``holdout_agree_departures``, NaN without a hint or such
     decisions), and with values how often the argmax is the action of best value
-    (``holdout_agree_best``). Returns the rows (epoch 0: before any update)."""
+    (``holdout_agree_best``). Returns the rows (epoch 0: before any update).
+
+    ``target`` "advantage": :func:`advantage_loss` toward ``values`` minus the value of the
+    hinted move (the rollout labels, train/rollout_advantage.py); each row also reports
+    ``holdout_gain`` (the held-out mean advantage of the policy's argmax, points per decision),
+    ``holdout_departs`` (how often it leaves Greedy) and ``holdout_best_gain`` (the labels'
+    best move's, an upper bound). The epoch of lowest held-out loss is kept (early stopping),
+    and with ``patience`` > 0 the passes stop after that many epochs without a lower one."""
     if epochs < 0 or batch_size < 1 or not learning_rate > 0 or not 0 <= holdout < 1 or not temperature > 0:
         raise ValueError("epochs >= 0, batch_size >= 1, learning_rate > 0, temperature > 0 and 0 <= holdout < 1 "
                          "are required")
     if target not in TARGETS:
         raise ValueError(f"target must be one of {TARGETS}, got {target!r}")
-    if target == "values" and "values" not in data:
-        raise ValueError("target 'values' needs labels collected with the teacher's values")
+    if target in ("values", "advantage") and "values" not in data:
+        raise ValueError(f"target {target!r} needs labels collected with the teacher's values")
+    if target == "advantage" and not (data["hint"] >= 0).all():
+        raise ValueError("target 'advantage' needs the Greedy hint (the advantage is over Greedy's move)")
+    if patience < 0:
+        raise ValueError(f"patience must be >= 0, got {patience}")
     n = len(data["actions"])
     n_hold = int(round(n * holdout))
     n_train = n - n_hold
@@ -193,11 +250,17 @@ def behaviour_clone(policy, data: dict, epochs: int, batch_size: int, learning_r
     masks = np.asarray(data["masks"], bool)
     actions = th.as_tensor(data["actions"])
     departs = (data["hint"] >= 0) & (data["hint"] != data["actions"])
-    soft = best = None
+    soft = best = advantage = None
     if "values" in data:
         best = np.where(masks, np.nan_to_num(data["values"], nan=-np.inf), -np.inf).argmax(axis=1)
         if target == "values":
             soft = th.as_tensor(soft_targets(data["values"], masks, temperature))
+    if target == "advantage":
+        from .rollout_advantage import advantages
+
+        advantage = np.where(masks, advantages(data["values"], data["hint"]), 0.0).astype(np.float32)
+        advantage_t = th.as_tensor(advantage)
+        hint_t = th.as_tensor(np.asarray(data["hint"], np.int64))
     # The loss reaches the actor and the shared first layer only; the critic's own layers get no gradient.
     params = [p for p in policy.parameters() if p.requires_grad]
     optimizer = th.optim.Adam(params, lr=learning_rate, eps=1e-5)
@@ -205,6 +268,8 @@ def behaviour_clone(policy, data: dict, epochs: int, batch_size: int, learning_r
     policy.set_training_mode(True)
 
     def batch_loss(part: np.ndarray) -> th.Tensor:
+        if advantage is not None:
+            return advantage_loss(policy, obs[part], masks[part], advantage_t[part], hint_t[part], temperature)
         if soft is None:
             _, log_p, _ = policy.evaluate_actions(obs[part], actions[part], action_masks=masks[part])
             return -log_p.mean()
@@ -230,12 +295,22 @@ def behaviour_clone(policy, data: dict, epochs: int, batch_size: int, learning_r
         out["holdout_departures"] = int(d.sum())
         if best is not None:
             out["holdout_agree_best"] = float(np.mean(mode == best[hold_index])) if n_hold else float("nan")
+        if advantage is not None:
+            hold = advantage[hold_index]
+            out["holdout_gain"] = held_out_gain(hold, mode)
+            out["holdout_departs"] = float(np.mean(mode != data["hint"][hold_index])) if n_hold else float("nan")
+            out["holdout_best_gain"] = float(np.mean(np.where(masks[hold_index], hold, -np.inf).max(axis=1))) \
+                if n_hold else float("nan")
         return out
 
     start = time.perf_counter()
     rows = [row(0, 0.0)]
     if log is not None:
         log(rows[-1])
+    early = target == "advantage" and n_hold > 0  # keep the epoch of lowest held-out loss
+    best_loss, best_state, best_epoch = rows[0]["holdout_loss"], None, 0
+    if early:
+        best_state = {k: v.detach().clone() for k, v in policy.state_dict().items()}
     for epoch in range(1, epochs + 1):
         order = generator.permutation(n_train)
         for first in range(0, n_train, batch_size):
@@ -247,8 +322,65 @@ def behaviour_clone(policy, data: dict, epochs: int, batch_size: int, learning_r
         rows.append(row(epoch, time.perf_counter() - start))
         if log is not None:
             log(rows[-1])
+        if early:
+            if rows[-1]["holdout_loss"] < best_loss:
+                best_loss, best_epoch = rows[-1]["holdout_loss"], epoch
+                best_state = {k: v.detach().clone() for k, v in policy.state_dict().items()}
+            elif patience and epoch - best_epoch >= patience:
+                break
+    if early:
+        policy.load_state_dict(best_state)
+        for r in rows:
+            r["kept"] = r["epoch"] == best_epoch
     policy.set_training_mode(False)
     return rows
+
+
+def predicted_advantage(policy, obs: np.ndarray, masks: np.ndarray, hint: np.ndarray,
+                        temperature: float) -> np.ndarray:
+    """[N, actions]: the fitted policy's predicted advantage over Greedy's move in points,
+    ``(f(a) - f(hint)) * temperature`` with ``f`` its logits without the hint's bonus (0 at the
+    hint, -inf where illegal)."""
+    out = np.full(masks.shape, -np.inf, np.float32)
+    w = float(hint_weight_of(policy).detach())
+    with th.no_grad():
+        for first in range(0, len(obs), 4096):
+            part = slice(first, first + 4096)
+            dist = policy.get_distribution(th.as_tensor(obs[part]), action_masks=masks[part])
+            log_p = dist.log_p.numpy().astype(np.float64)
+            rows = np.arange(len(log_p))
+            h = hint[part]
+            log_p[rows, h] -= w
+            out[part] = np.where(masks[part], (log_p - log_p[rows, h][:, None]) * temperature, -np.inf)
+    return out
+
+
+def choose_margin(policy, data: dict, margins, holdout: float, temperature: float) -> dict:
+    """Pick, on the held-out labels, the margin (points) Greedy's move is given before the policy
+    may leave it: the one whose choices have the highest mean advantage (:func:`held_out_gain`),
+    the largest of equals (fewer departures for the same gain). The policy's hint weight becomes margin / temperature, so the
+    deterministic policy plays exactly those choices. Returns what each margin gained."""
+    n = len(data["actions"])
+    hold = np.arange(n - int(round(n * holdout)), n)
+    if len(hold) == 0:
+        raise ValueError("choosing a margin needs held-out labels (distill.holdout > 0)")
+    weight = hint_weight_of(policy)
+    masks = np.asarray(data["masks"], bool)[hold]
+    hint = np.asarray(data["hint"], np.int64)[hold]
+    from .rollout_advantage import advantages
+
+    advantage = np.where(masks, advantages(data["values"][hold], hint), 0.0)
+    predicted = predicted_advantage(policy, np.asarray(data["obs"][hold], np.float32), masks, hint, temperature)
+    table = []
+    for m in margins:
+        choices = margin_choices(predicted, masks, hint, float(m))
+        table.append({"margin": float(m), "gain": held_out_gain(advantage, choices),
+                      "departs": float(np.mean(choices != hint))})
+    chosen = max(table, key=lambda r: (r["gain"], r["margin"]))
+    with th.no_grad():
+        weight.fill_(chosen["margin"] / temperature)
+    return {"margins": table, "margin": chosen["margin"], "gain": chosen["gain"], "departs": chosen["departs"],
+            "hint_weight": float(weight.detach())}
 
 
 def _progress(total: int, every: float = 60.0):
@@ -285,10 +417,16 @@ def distill_policy(config, policy, run_dir, make_env) -> dict:
     collect_config.env.num_envs = d.num_envs
     collect_config.run.seed = config.run.seed + LABEL_SEED_OFFSET
     env, _ = make_env(collect_config)
+    from .rollout_advantage import ROLLOUT_TEACHER, RolloutLabeler, collect_advantage_labels
+
     if d.labels_from:
         data = load_labels(d.labels_from, env)  # its first distill.decisions labels
         data.update({key: data[key][: d.decisions] for key in ("obs", "masks", "actions", "hint", "values")
                      if key in data})
+    elif d.teacher == ROLLOUT_TEACHER:
+        labeler = RolloutLabeler(env.tables.rules, **d.teacher_options)
+        data = collect_advantage_labels(env, labeler, d.decisions, log=_progress(d.decisions))
+        save_labels(folder / "labels.npz", data)
     else:
         kwargs = {"game": config.env.game}
         if config.env.game != "nos":
@@ -298,7 +436,11 @@ def distill_policy(config, policy, run_dir, make_env) -> dict:
         save_labels(folder / "labels.npz", data)
     env.close()
     rows = behaviour_clone(policy, data, d.epochs, d.batch_size, d.learning_rate, d.holdout, seed=config.run.seed,
-                           target=d.target, temperature=d.temperature, log=lambda row: append_csv(folder / "epochs.csv", row))
+                           target=d.target, temperature=d.temperature, patience=d.patience,
+                           log=lambda row: append_csv(folder / "epochs.csv", row))
+    margin = None
+    if d.target == "advantage":
+        margin = choose_margin(policy, data, d.margins, d.holdout, d.temperature)
     hinted = data["hint"] >= 0
     summary = {"teacher": d.teacher, "teacher_options": d.teacher_options, "target": d.target,
                "temperature": d.temperature, "labels": len(data["actions"]),
@@ -308,5 +450,8 @@ def distill_policy(config, policy, run_dir, make_env) -> dict:
                "teacher_departs_from_hint": float(np.mean(data["hint"][hinted] != data["actions"][hinted]))
                if hinted.any() else None,
                "first": rows[0], "last": rows[-1]}
+    if margin is not None:
+        kept = [r for r in rows if r.get("kept")]
+        summary.update(margin=margin, kept=kept[0] if kept else rows[-1])
     (folder / "summary.json").write_text(json.dumps(summary, indent=1))
     return summary

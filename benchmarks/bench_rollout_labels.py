@@ -1,0 +1,46 @@
+"""Speed of the rollout-advantage labels (train/rollout_advantage.py): labelled learner decisions a
+second, the learner playing Greedy against three Greedy players on B tables, every legal move of
+each decision played out to the end of the hand.
+
+    OMP_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/bench_rollout_labels.py --game chickenfoot --tables 512 --decisions 3000
+
+prints the labels a second, the batched playout steps, the legal moves per decision and the load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+from agents.family.games import make_rules
+from agents.family.greedy import FamilyGreedyAgent
+from agents.tournament import family_options
+from train.rollout_advantage import RolloutLabeler, collect_advantage_labels
+from train.selfplay import OpponentPool, SelfPlayVecEnv
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--game", default="draw")
+    parser.add_argument("--tables", type=int, default=512)
+    parser.add_argument("--decisions", type=int, default=20_000)
+    parser.add_argument("--capacity", type=int, default=4096)
+    args = parser.parse_args()
+    options = family_options(args.game, {})
+    rules = make_rules(args.game, 4, **options)
+    pool = OpponentPool(seed=1)
+    pool.add(FamilyGreedyAgent(rules, seed=2), 1.0)
+    env = SelfPlayVecEnv(args.tables, pool, num_players=4, seed=5, game=args.game, greedy_hint=True,
+                         game_options=options, threads=1)
+    labeler = RolloutLabeler(rules, capacity=args.capacity)
+    start = time.perf_counter()
+    data = collect_advantage_labels(env, labeler, args.decisions)
+    seconds = time.perf_counter() - start
+    print(f"{args.game}: {args.decisions:,} labels in {seconds:.1f} s ({args.decisions / seconds:,.0f}/s), "
+          f"{labeler.playout_steps:,} batched playout steps, {data['masks'].sum(axis=1).mean():.2f} legal moves a "
+          f"decision, {args.tables} tables, load {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()
