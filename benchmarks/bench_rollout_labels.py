@@ -13,11 +13,6 @@ import argparse
 import os
 import time
 
-from agents.family.games import make_rules
-from agents.family.greedy import FamilyGreedyAgent
-from agents.tournament import family_options
-from train.rollout_advantage import RolloutLabeler, collect_advantage_labels
-from train.selfplay import OpponentPool, SelfPlayVecEnv
 
 
 def main() -> None:
@@ -27,6 +22,13 @@ def main() -> None:
     parser.add_argument("--decisions", type=int, default=20_000)
     parser.add_argument("--capacity", type=int, default=4096)
     args = parser.parse_args()
+    # after the arguments: --help works on the core install, without the train extra
+    from agents.family.games import make_rules
+    from agents.family.greedy import FamilyGreedyAgent
+    from agents.tournament import family_options
+    from train.rollout_advantage import RolloutLabeler, collect_advantage_labels
+    from train.selfplay import OpponentPool, SelfPlayVecEnv
+
     options = family_options(args.game, {})
     rules = make_rules(args.game, 4, **options)
     pool = OpponentPool(seed=1)
