@@ -15,10 +15,10 @@ th = pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy  # noqa: E402
-from stable_baselines3.common.logger import configure  # noqa: E402
 
 from train.config import ConfigError, from_dict  # noqa: E402
-from train.trainer import fast_update, make_env, make_model  # noqa: E402
+from train.trainer import fast_update  # noqa: E402
+from tiny_training import flat_weights, small_model  # noqa: E402
 
 SMALL = {"env": {"num_envs": 32, "num_threads": 1}, "policy": {"width": 64, "pi": [32], "vf": [32]},
          "opponents": {"baselines": {"random": 1, "greedy": 1}},
@@ -26,16 +26,10 @@ SMALL = {"env": {"num_envs": 32, "num_threads": 1}, "policy": {"width": 64, "pi"
 
 
 def _model(**ppo):
-    config = from_dict({**SMALL, "ppo": {**SMALL["ppo"], **ppo}})
-    th.manual_seed(0)
-    env, _ = make_env(config)
-    model = make_model(config, env)
-    model.set_logger(configure(None, []))
-    return model
+    return small_model(SMALL, **ppo)
 
 
-def _weights(policy) -> th.Tensor:
-    return th.cat([p.detach().flatten().clone() for p in policy.parameters()])
+_weights = flat_weights
 
 
 def _collected(**ppo):
@@ -161,14 +155,10 @@ def test_a_model_trained_in_bf16_saves_loads_and_plays_in_float32(tmp_path):
 def test_bf16_updates_the_hint_and_privileged_critic_policies(env):
     """The policies with the Tactics hint (HintExtractor: the hint joins the bf16 latent) and with a
     privileged critic (PrivilegedExtractor) train in bf16: finite losses, within 1% of float32's."""
-    config = from_dict({**SMALL, "env": {**SMALL["env"], "num_envs": 16, **env},
-                        "opponents": {"baselines": {"random": 1}},
-                        "eval": {"opponent": "random", "final_opponents": ["random"]},
-                        "ppo": {"n_steps": 4, "batch_size": 64, "n_epochs": 1}})
-    th.manual_seed(0)
-    venv, _ = make_env(config)
-    model = make_model(config, venv)
-    model.set_logger(configure(None, []))
+    model = small_model({**SMALL, "env": {**SMALL["env"], "num_envs": 16, **env},
+                         "opponents": {"baselines": {"random": 1}},
+                         "eval": {"opponent": "random", "final_opponents": ["random"]},
+                         "ppo": {"n_steps": 4, "batch_size": 64, "n_epochs": 1}})
     train, model.train = model.train, lambda: None
     model.learn(64)  # one rollout, no update
     obs, actions, masks = _batch(model)

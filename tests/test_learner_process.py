@@ -16,13 +16,13 @@ import pytest
 th = pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
-from stable_baselines3.common.logger import configure  # noqa: E402
 
 import train.learner_process as learner_process  # noqa: E402
 from train.cli import main as train_main  # noqa: E402
 from train.config import ConfigError, from_dict  # noqa: E402
 from train.learner_process import LearnerProcessError, ProcessLearning  # noqa: E402
-from train.trainer import close_learner, make_env, make_model  # noqa: E402
+from train.trainer import close_learner  # noqa: E402
+from tiny_training import flat_weights, small_model  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = {"env": {"num_envs": 16, "num_threads": 1}, "policy": {"width": 16, "pi": [8], "vf": [8]},
@@ -31,16 +31,10 @@ SMALL = {"env": {"num_envs": 16, "num_threads": 1}, "policy": {"width": 16, "pi"
 
 
 def _model(**ppo):
-    config = from_dict({**SMALL, "ppo": {**SMALL["ppo"], **ppo}})
-    th.manual_seed(0)
-    env, _ = make_env(config)
-    model = make_model(config, env)
-    model.set_logger(configure(None, []))
-    return model
+    return small_model(SMALL, **ppo)
 
 
-def _weights(policy) -> th.Tensor:
-    return th.cat([p.detach().flatten().clone() for p in policy.parameters()])
+_weights = flat_weights
 
 
 @pytest.mark.parametrize("reweight", [False, True])

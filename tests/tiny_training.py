@@ -1,5 +1,7 @@
-"""A tiny family training run (256 steps against Greedy, no evaluation but the final 2 deals), for
-tests that need a saved model: ``tiny_family_run(tmp_path, env)`` returns its ``model.zip``."""
+"""Tiny training setups shared by the tests: ``tiny_family_run(tmp_path, env)`` (a 256-step family run
+against Greedy, no evaluation but the final 2 deals) returns its saved ``model.zip``; ``small_model``
+builds a seeded Nos model with logging off from a small config; ``flat_weights`` reads a policy's
+parameters as one tensor."""
 
 from __future__ import annotations
 
@@ -20,3 +22,26 @@ def tiny_family_run(tmp_path: Path, env: str) -> Path:
         "output: {checkpoint_every: 0, tensorboard: false, progress_bar: false}\n")
     train_main(["--config", str(config)])
     return tmp_path / "tiny" / "model.zip"
+
+
+def small_model(base: dict, **ppo):
+    """The seeded (torch seed 0) MaskablePPO model of the config ``base`` (sections as dicts) with
+    ``ppo`` overriding its ppo section, SB3's logging off."""
+    import torch as th
+    from stable_baselines3.common.logger import configure
+
+    from train.config import from_dict
+    from train.trainer import make_env, make_model
+
+    config = from_dict({**base, "ppo": {**base.get("ppo", {}), **ppo}})
+    th.manual_seed(0)
+    env, _ = make_env(config)
+    model = make_model(config, env)
+    model.set_logger(configure(None, []))
+    return model
+
+
+def flat_weights(policy):
+    """Every parameter of ``policy``, detached and copied, as one flat tensor."""
+    import torch as th
+    return th.cat([p.detach().flatten().clone() for p in policy.parameters()])
