@@ -16,25 +16,15 @@ import pytest
 th = pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
-
 import train.learner_process as learner_process  # noqa: E402
 from train.cli import main as train_main  # noqa: E402
 from train.config import ConfigError, from_dict  # noqa: E402
 from train.learner_process import LearnerProcessError, ProcessLearning  # noqa: E402
 from train.trainer import close_learner  # noqa: E402
-from tiny_training import flat_weights, small_model  # noqa: E402
+from tiny_training import flat_weights as _weights  # noqa: E402
+from tiny_training import overlap_model as _model  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-SMALL = {"env": {"num_envs": 16, "num_threads": 1}, "policy": {"width": 16, "pi": [8], "vf": [8]},
-         "opponents": {"baselines": {"random": 1, "greedy": 1}},
-         "ppo": {"n_steps": 4, "batch_size": 32, "n_epochs": 2, "overlap": True}}
-
-
-def _model(**ppo):
-    return small_model(SMALL, **ppo)
-
-
-_weights = flat_weights
 
 
 @pytest.mark.parametrize("reweight", [False, True])

@@ -24,6 +24,12 @@ def tiny_family_run(tmp_path: Path, env: str) -> Path:
     return tmp_path / "tiny" / "model.zip"
 
 
+#: A small Nos config with the overlapped update (test_overlap, test_learner_process).
+SMALL_OVERLAP = {"env": {"num_envs": 16, "num_threads": 1}, "policy": {"width": 16, "pi": [8], "vf": [8]},
+                 "opponents": {"baselines": {"random": 1, "greedy": 1}},
+                 "ppo": {"n_steps": 4, "batch_size": 32, "n_epochs": 2, "overlap": True}}
+
+
 def small_model(base: dict, **ppo):
     """The seeded (torch seed 0) MaskablePPO model of the config ``base`` (sections as dicts) with
     ``ppo`` overriding its ppo section, SB3's logging off."""
@@ -39,6 +45,11 @@ def small_model(base: dict, **ppo):
     model = make_model(config, env)
     model.set_logger(configure(None, []))
     return model
+
+
+def overlap_model(**ppo):
+    """small_model of SMALL_OVERLAP."""
+    return small_model(SMALL_OVERLAP, **ppo)
 
 
 def flat_weights(policy):
