@@ -63,48 +63,33 @@ def collect_labels(env, teacher, decisions: int, values: bool = False, log=None)
     B = env.num_envs
     size = raw_observation_size(env)
     rows = np.arange(B)
-    kept_obs, kept_masks, kept_actions, kept_values = [], [], [], []
-    count = 0
-    start = time.perf_counter()
-    obs = env.reset()
-    while count < decisions:
-        masks = env.action_masks()
+
+    def choose(obs, masks, take):
         seats = env.learner.copy()
         choice = masks.sum(axis=1) > 1
-        take = np.flatnonzero(choice)[: decisions - count]
         if not values:
             context = BatchContext(tables=env.tables, table_index=rows, seats=seats)
-            actions = np.asarray(teacher.act_batch(obs[:, :size], masks, context), np.int64)
-        else:  # one row at a time, to read each decision's values
-            actions = masks.argmax(axis=1).astype(np.int64)  # forced rows: their one legal action
-            table = np.full((len(take), masks.shape[1]), np.nan, np.float32)
-            for j, b in enumerate(take):
-                context = BatchContext(tables=env.tables, table_index=rows[b: b + 1], seats=seats[b: b + 1])
-                actions[b] = int(teacher.act_batch(obs[b: b + 1, :size], masks[b: b + 1], context)[0])
-                found = teacher.last_search
-                table[j, np.asarray(found["candidates"])] = np.asarray(found["values"], np.float32)
-            for b in np.flatnonzero(choice)[len(take):]:  # past the count: played, not kept
-                context = BatchContext(tables=env.tables, table_index=rows[b: b + 1], seats=seats[b: b + 1])
-                actions[b] = int(teacher.act_batch(obs[b: b + 1, :size], masks[b: b + 1], context)[0])
-            kept_values.append(table)
-        if not masks[rows, actions].all():
-            b = int(np.flatnonzero(~masks[rows, actions])[0])
-            raise RuntimeError(f"the teacher {getattr(teacher, 'name', teacher)!r} chose the illegal action "
-                               f"{actions[b]} at table {b}")
-        kept_obs.append(obs[take].astype(np.float32, copy=True))
-        kept_masks.append(masks[take].copy())
-        kept_actions.append(actions[take].copy())
-        count += len(take)
-        if log is not None:
-            log(count, time.perf_counter() - start)
-        env.step_async(actions)
-        obs, _, _, _ = env.step_wait()
-    data = {"obs": np.concatenate(kept_obs), "masks": np.concatenate(kept_masks),
-            "actions": np.concatenate(kept_actions), "seconds": time.perf_counter() - start}
+            return np.asarray(teacher.act_batch(obs[:, :size], masks, context), np.int64), None
+        # one row at a time, to read each decision's values
+        actions = masks.argmax(axis=1).astype(np.int64)  # forced rows: their one legal action
+        table = np.full((len(take), masks.shape[1]), np.nan, np.float32)
+        for j, b in enumerate(take):
+            context = BatchContext(tables=env.tables, table_index=rows[b: b + 1], seats=seats[b: b + 1])
+            actions[b] = int(teacher.act_batch(obs[b: b + 1, :size], masks[b: b + 1], context)[0])
+            found = teacher.last_search
+            table[j, np.asarray(found["candidates"])] = np.asarray(found["values"], np.float32)
+        for b in np.flatnonzero(choice)[len(take):]:  # past the count: played, not kept
+            context = BatchContext(tables=env.tables, table_index=rows[b: b + 1], seats=seats[b: b + 1])
+            actions[b] = int(teacher.act_batch(obs[b: b + 1, :size], masks[b: b + 1], context)[0])
+        return actions, table
+
+    def illegal(actions, masks):
+        b = int(np.flatnonzero(~masks[rows, actions])[0])
+        return f"the teacher {getattr(teacher, 'name', teacher)!r} chose the illegal action {actions[b]} at table {b}"
+
+    data = label_decisions(env, decisions, choose, illegal, log)
     data["hint"] = (data["obs"][:, size].astype(np.int64) if env.hint_agent is not None
                     else np.full(len(data["actions"]), -1, np.int64))
-    if values:
-        data["values"] = np.concatenate(kept_values)
     return data
 
 
@@ -455,3 +440,37 @@ def distill_policy(config, policy, run_dir, make_env) -> dict:
         summary.update(margin=margin, kept=kept[0] if kept else rows[-1])
     (folder / "summary.json").write_text(json.dumps(summary, indent=1))
     return summary
+
+
+def label_decisions(env, decisions: int, choose, illegal, log=None) -> dict:
+    """The labelling loop every teacher shares: the learner's seat plays ``choose(obs, masks, take)
+    -> (actions [B], values [len(take), actions] or None)`` at every table, and the decisions with
+    more than one legal move (``take``, up to ``decisions`` in all) are kept: ``obs`` (float32),
+    ``masks``, ``actions``, ``values`` when ``choose`` gives them, and ``seconds``. An illegal
+    choice raises RuntimeError with ``illegal(actions, masks)``'s message, before the step."""
+    kept_obs, kept_masks, kept_actions, kept_values = [], [], [], []
+    count = 0
+    start = time.perf_counter()
+    obs = env.reset()
+    rows = np.arange(env.num_envs)
+    while count < decisions:
+        masks = env.action_masks()
+        take = np.flatnonzero(masks.sum(axis=1) > 1)[: decisions - count]
+        actions, values = choose(obs, masks, take)
+        if not masks[rows, actions].all():
+            raise RuntimeError(illegal(actions, masks))
+        if values is not None:
+            kept_values.append(values)
+        kept_obs.append(obs[take].astype(np.float32, copy=True))
+        kept_masks.append(masks[take].copy())
+        kept_actions.append(actions[take].copy())
+        count += len(take)
+        if log is not None:
+            log(count, time.perf_counter() - start)
+        env.step_async(actions)
+        obs, _, _, _ = env.step_wait()
+    data = {"obs": np.concatenate(kept_obs), "masks": np.concatenate(kept_masks),
+            "actions": np.concatenate(kept_actions), "seconds": time.perf_counter() - start}
+    if kept_values:
+        data["values"] = np.concatenate(kept_values)
+    return data

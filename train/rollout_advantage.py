@@ -32,7 +32,6 @@ exactly the game's own future for every seat that keeps to Greedy.
 
 from __future__ import annotations
 
-import time
 
 import numpy as np
 
@@ -218,7 +217,7 @@ def collect_advantage_labels(env, labeler: RolloutLabeler, decisions: int, behav
 
     The learner plays ``behaviour(obs, masks) -> actions`` (default: the hint, i.e. Greedy), so
     the labels are taken at the positions that player reaches against the env's opponents."""
-    from .distill import raw_observation_size
+    from .distill import label_decisions, raw_observation_size
 
     if decisions < 1:
         raise ValueError(f"decisions must be positive, got {decisions}")
@@ -226,28 +225,15 @@ def collect_advantage_labels(env, labeler: RolloutLabeler, decisions: int, behav
         raise ValueError("the rollout_advantage labels need the Greedy hint (env.greedy_hint: true): "
                          "the advantage is measured against Greedy's move")
     size = raw_observation_size(env)
-    kept_obs, kept_masks, kept_actions, kept_values = [], [], [], []
-    count = 0
-    start = time.perf_counter()
-    obs = env.reset()
-    while count < decisions:
-        masks = env.action_masks()
+
+    def choose(obs, masks, take):
         hint = obs[:, size].astype(np.int64)
         actions = hint.copy() if behaviour is None else np.asarray(behaviour(obs, masks), np.int64)
         if not masks[np.arange(len(actions)), actions].all():
             raise RuntimeError("the behaviour policy chose an illegal move")
-        take = np.flatnonzero(masks.sum(axis=1) > 1)[: decisions - count]
-        kept_values.append(labeler.values(env.tables, take, env.learner[take]))
-        kept_obs.append(obs[take].astype(np.float32, copy=True))
-        kept_masks.append(masks[take].copy())
-        kept_actions.append(actions[take].copy())
-        count += len(take)
-        if log is not None:
-            log(count, time.perf_counter() - start)
-        env.step_async(actions)
-        obs, _, _, _ = env.step_wait()
-    data = {"obs": np.concatenate(kept_obs), "masks": np.concatenate(kept_masks),
-            "actions": np.concatenate(kept_actions), "values": np.concatenate(kept_values),
-            "seconds": time.perf_counter() - start}
+        return actions, labeler.values(env.tables, take, env.learner[take])
+
+    data = label_decisions(env, decisions, choose, lambda actions, masks: "the behaviour policy chose an illegal move",
+                           log)
     data["hint"] = data["obs"][:, size].astype(np.int64)
     return data
