@@ -497,12 +497,35 @@ class FastTables(TablesBase):
         """``clone_table(b)`` made the start of rollouts: the current hand is the episode's last
         (the table waits when it ends), its history, pending payments and final counts cleared."""
         snap = self.clone_table(b)
-        snap["T"][K.T_HANDS_LEFT] = 0  # the rollout ends with this hand
-        snap["T"][K.T_NHIST] = 0
-        snap["H"][:] = 0
-        snap["S"][:, K.S_PENDING] = 0
-        snap["S"][:, K.S_COUNT] = 0
+        _make_rollout_start(snap["T"], snap["S"], snap["H"])
         return snap
+
+    def copy_rollout_starts(self, source: "FastTables", source_rows, rows) -> None:
+        """Tables ``rows`` of this batch become rollout starts of ``source``'s tables ``source_rows``
+        (``rows[i]`` gets what ``restore_table(rows[i], source.rollout_snapshot(source_rows[i]))``
+        gives, for many rows at once, the real hidden tiles included): exact copies whose hand is
+        their episode's last, history, pending payments and final counts cleared. ``source`` may
+        be in the other ``illegal_action`` mode when those tables took no D16 penalty this hand
+        (a labeller plays its copies in penalty mode from tables in raise mode). Checked first."""
+        if not isinstance(source, FastTables) or source.num_players != self.num_players:
+            raise ValueError(f"source must be FastTables of {self.num_players} players, got "
+                             f"{getattr(source, 'num_players', type(source).__name__)}")
+        source_rows = source.check_rows(source_rows)
+        rows = self.check_rows(rows)
+        if source_rows.shape != rows.shape:
+            raise ValueError(f"source_rows and rows must have the same length, got {len(source_rows)} and {len(rows)}")
+        same_pen = source.PEN.shape[1:] == self.PEN.shape[1:]
+        if not same_pen and source.PEN[source_rows].any():
+            raise ValueError("a source table took a D16 penalty this hand: its copy needs tables in the same "
+                             "illegal_action mode")
+        for name in ARRAYS:
+            if name == "PEN" and not same_pen:
+                self.PEN[rows] = 0
+            else:
+                getattr(self, name)[rows] = getattr(source, name)[source_rows]
+        T, S, H = self.T[rows], self.S[rows], self.H[rows]
+        _make_rollout_start(T, S, H)
+        self.T[rows], self.S[rows], self.H[rows] = T, S, H
 
     def restore_all(self, snapshot: dict) -> None:
         """Put one single-table snapshot (``clone_table``, ``rollout_snapshot``) into every table
@@ -694,6 +717,17 @@ class FastTables(TablesBase):
         if steps < 0:
             raise RuntimeError(f"table {-1 - steps} took more than {max_steps} decisions in a playout")
         return int(steps)
+
+
+def _make_rollout_start(T, S, H) -> None:
+    """A table's arrays (or many tables', leading axis) made the start of rollouts, in place:
+    the current hand is the episode's last (the table waits when it ends), its history, pending
+    payments and final counts cleared."""
+    T[..., K.T_HANDS_LEFT] = 0  # the rollout ends with this hand
+    T[..., K.T_NHIST] = 0
+    H[...] = 0
+    S[..., K.S_PENDING] = 0
+    S[..., K.S_COUNT] = 0
 
 
 def _tactics_noise(noise, rows: int, scale: float):

@@ -149,7 +149,7 @@ def test_labels_need_the_seat_to_move_and_the_hint():
     pool.add(FamilyGreedyAgent(rules, seed=2), 1.0)
     no_hint = SelfPlayVecEnv(4, pool, num_players=4, seed=5, game="fours", game_options=family_options("fours", {}),
                              threads=1)
-    with pytest.raises(ValueError, match="need the Greedy hint"):
+    with pytest.raises(ValueError, match=r"need the hint \(env.greedy_hint: true; in Nos env.tactics_hint: true\)"):
         collect_advantage_labels(no_hint, RolloutLabeler(rules), 5)
 
 
@@ -268,8 +268,9 @@ def test_rollout_advantage_config_errors_name_what_is_allowed(distill, env, mess
     assert message in str(info.value)
 
 
-def test_rollout_advantage_is_a_family_games_teacher_only():
-    with pytest.raises(ConfigError, match="must be 'none' or an agent of nos"):
+def test_rollout_advantage_is_measured_against_each_games_hint():
+    # (Nos's labels are against Tactics, tests/test_rollout_advantage_nos.py)
+    with pytest.raises(ConfigError, match="in Nos it needs env.tactics_hint: true"):
         from_dict({"distill": {"teacher": "rollout_advantage", "target": "advantage"}}, "cfg.yaml")
     c = from_dict({"env": {"game": "draw", "greedy_hint": True}, "run": {"total_timesteps": 0},
                    "distill": {"teacher": "rollout_advantage", "target": "advantage"}})

@@ -139,8 +139,8 @@ class DistillConfig:
     """Distilling a teacher into the policy before PPO (train/distill.py): off while teacher is "none"."""
 
     # "none", or an agent of the game that plays the learner's seat and labels it (e.g. search), or
-    # "rollout_advantage" (a family game): every legal move played out on the real table, Greedy
-    # after it, labelled with its exact gain over Greedy's move (train/rollout_advantage.py)
+    # "rollout_advantage": every legal move played out on the real table, Greedy after it (Tactics
+    # in Nos), labelled with its exact gain over the hinted move (train/rollout_advantage.py)
     teacher: str = "none"
     teacher_options: dict = field(default_factory=dict)  # the teacher's own keyword options, e.g. {rollouts: 96}
     decisions: int = 20_000  # labelled learner decisions (those with more than one legal action)
@@ -444,7 +444,7 @@ def _check_distill(c: TrainConfig, source: str, agents: list) -> None:
     d, w = c.distill, (lambda key: f"{source}: distill.{key}")  # noqa: E731
     from .rollout_advantage import ROLLOUT_TEACHER
 
-    teachers = agents + ([ROLLOUT_TEACHER] if c.env.game != "nos" else [])
+    teachers = agents + [ROLLOUT_TEACHER]
     if d.teacher != "none" and d.teacher not in teachers:
         _fail(w("teacher"), f"must be 'none' or an agent of {c.env.game} ({', '.join(teachers)}), got "
                             f"{d.teacher!r}{_suggest(str(d.teacher), teachers)}")
@@ -464,8 +464,11 @@ def _check_distill(c: TrainConfig, source: str, agents: list) -> None:
                            f"not {d.teacher!r}")
     if d.teacher == ROLLOUT_TEACHER and d.target != "advantage":
         _fail(w("target"), f"the {ROLLOUT_TEACHER} teacher's labels are fitted as 'advantage', got {d.target!r}")
-    if d.target == "advantage" and d.teacher != "none" and not c.env.greedy_hint:
-        _fail(w("target"), "'advantage' is measured against Greedy's move: it needs env.greedy_hint: true")
+    if d.target == "advantage" and d.teacher != "none":
+        if c.env.game == "nos" and not c.env.tactics_hint:
+            _fail(w("target"), "'advantage' is measured against the hinted move: in Nos it needs env.tactics_hint: true")
+        if c.env.game != "nos" and not c.env.greedy_hint:
+            _fail(w("target"), "'advantage' is measured against Greedy's move: it needs env.greedy_hint: true")
     if not d.margins or any(isinstance(m, bool) or not isinstance(m, (int, float)) or not m >= 0
                             for m in d.margins):
         _fail(w("margins"), f"must be a non-empty list of numbers >= 0 (points), got {d.margins!r}")

@@ -402,14 +402,14 @@ def distill_policy(config, policy, run_dir, make_env) -> dict:
     collect_config.env.num_envs = d.num_envs
     collect_config.run.seed = config.run.seed + LABEL_SEED_OFFSET
     env, _ = make_env(collect_config)
-    from .rollout_advantage import ROLLOUT_TEACHER, RolloutLabeler, collect_advantage_labels
+    from .rollout_advantage import ROLLOUT_TEACHER, collect_advantage_labels, make_labeler
 
     if d.labels_from:
         data = load_labels(d.labels_from, env)  # its first distill.decisions labels
         data.update({key: data[key][: d.decisions] for key in ("obs", "masks", "actions", "hint", "values")
                      if key in data})
     elif d.teacher == ROLLOUT_TEACHER:
-        labeler = RolloutLabeler(env.tables.rules, **d.teacher_options)
+        labeler = make_labeler(env, **d.teacher_options)
         data = collect_advantage_labels(env, labeler, d.decisions, log=_progress(d.decisions))
         save_labels(folder / "labels.npz", data)
     else:
@@ -427,7 +427,10 @@ def distill_policy(config, policy, run_dir, make_env) -> dict:
     if d.target == "advantage":
         margin = choose_margin(policy, data, d.margins, d.holdout, d.temperature)
     hinted = data["hint"] >= 0
+    nos = config.env.game == "nos"
     summary = {"teacher": d.teacher, "teacher_options": d.teacher_options, "target": d.target,
+               # what the advantages are measured against (the hint) and in what
+               "hint": "Tactics" if nos else "Greedy", "unit": "chips" if nos else "points",
                "temperature": d.temperature, "labels": len(data["actions"]),
                "labels_from": d.labels_from or str(folder / "labels.npz"),
                "collect_seconds": data["seconds"],

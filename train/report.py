@@ -73,11 +73,13 @@ def _distill_lines(summary: dict | None) -> list[str]:
     fitted = "its choices" if target == "choice" else f"its action values (temperature {summary.get('temperature')})"
     if target == "advantage":
         kept, margin = summary["kept"], summary["margin"]
-        return [f"- distilled from {summary['teacher']}, the advantages over Greedy's move (temperature "
-                f"{summary['temperature']} points): {summary['labels']:,} labels in {summary['collect_seconds']:.0f} s; "
+        hint, unit = summary.get("hint", "Greedy"), summary.get("unit", "points")
+        hints = hint + ("'" if hint.endswith("s") else "'s")  # Greedy's, Tactics'
+        return [f"- distilled from {summary['teacher']}, the advantages over {hints} move (temperature "
+                f"{summary['temperature']} {unit}): {summary['labels']:,} labels in {summary['collect_seconds']:.0f} s; "
                 f"kept epoch {kept['epoch']} (held-out loss {kept['holdout_loss']:.4f}, before {summary['first']['holdout_loss']:.4f}); "
-                f"margin {margin['margin']} points: it leaves Greedy at {margin['departs']:.3f} of held-out decisions, "
-                f"gaining {margin['gain']:+.3f} points per decision (the labels' best move: "
+                f"margin {margin['margin']} {unit}: it leaves {hint} at {margin['departs']:.3f} of held-out decisions, "
+                f"gaining {margin['gain']:+.3f} {unit} per decision (the labels' best move: "
                 f"{kept['holdout_best_gain']:+.3f})"]
     return [f"- distilled from {summary['teacher']} {summary['teacher_options'] or ''}, {fitted}: {summary['labels']:,} labels in "
             f"{summary['collect_seconds']:.0f} s; held-out agreement with the teacher {last['holdout_agree']:.3f} "

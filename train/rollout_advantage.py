@@ -113,6 +113,17 @@ def legal_greedy_moves(agent, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
     return out
 
 
+def make_labeler(env, capacity: int = 4096):
+    """The labeller of ``env``'s game (a :class:`train.selfplay.SelfPlayVecEnv`): in Nos every
+    move is measured against Tactics, the Nos hint, with compiled Tactics continuations
+    (train/rollout_advantage_nos.py); in a family game against its Greedy (:class:`RolloutLabeler`)."""
+    if env.game == "nos":
+        from .rollout_advantage_nos import TacticsRolloutLabeler
+
+        return TacticsRolloutLabeler(env.tables.num_players, capacity)
+    return RolloutLabeler(env.tables.rules, capacity)
+
+
 def snapshot_names(tables) -> list[str]:
     """The per-table arrays a ``clone_table`` snapshot holds (the whole state of a table)."""
     return list(tables.clone_table(0))
@@ -208,8 +219,9 @@ def advantages(values: np.ndarray, hint: np.ndarray) -> np.ndarray:
     return values - base[:, None]
 
 
-def collect_advantage_labels(env, labeler: RolloutLabeler, decisions: int, behaviour=None, log=None) -> dict:
-    """Play ``env``'s tables (a :class:`train.selfplay.SelfPlayVecEnv` with the Greedy hint) until
+def collect_advantage_labels(env, labeler, decisions: int, behaviour=None, log=None) -> dict:
+    """Play ``env``'s tables (a :class:`train.selfplay.SelfPlayVecEnv` with the Greedy hint, in Nos
+    the Tactics hint; ``labeler`` from :func:`make_labeler`) until
     ``decisions`` learner decisions with more than one legal move are labelled; returns the
     format of :func:`train.distill.collect_labels` with ``values``: ``obs`` (as the policy reads
     them), ``masks``, ``actions`` (the move the learner played), ``hint`` (Greedy's move, the
@@ -222,8 +234,8 @@ def collect_advantage_labels(env, labeler: RolloutLabeler, decisions: int, behav
     if decisions < 1:
         raise ValueError(f"decisions must be positive, got {decisions}")
     if env.hint_agent is None:
-        raise ValueError("the rollout_advantage labels need the Greedy hint (env.greedy_hint: true): "
-                         "the advantage is measured against Greedy's move")
+        raise ValueError("the rollout_advantage labels need the hint (env.greedy_hint: true; in Nos "
+                         "env.tactics_hint: true): the advantage is measured against the hinted move")
     size = raw_observation_size(env)
 
     def choose(obs, masks, take):

@@ -1,0 +1,236 @@
+"""Nos's rollout-advantage labels (train/rollout_advantage_nos.py): each label is the chip change
+the reference engine gives when the move is played and every seat continues with the Python
+Tactics agent (tie-break noise off, the first best move); labelling leaves the real tables as
+they were; ``FastTables.copy_rollout_starts`` equals ``rollout_snapshot`` row by row and refuses
+what it cannot copy; the config accepts the teacher in Nos with the Tactics hint only; a tiny run
+collects, fits, chooses a margin and plays."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import numpy as np
+import pytest
+
+from agents.tactics import TacticsAgent, kernel_params
+from nos_env.encoding import encode_observation, index_to_action, legal_mask
+from nos_env.fast_engine import FastTables
+from train.config import ConfigError, from_dict
+from train.rollout_advantage import advantages, collect_advantage_labels, make_labeler
+from train.rollout_advantage_nos import TacticsRolloutLabeler
+
+PARAMS = kernel_params()
+
+
+def quiet_tactics():
+    """The Python Tactics with its tie-break noise off: the first best move, as the labeller's playouts."""
+    agent = TacticsAgent(seed=0)
+    agent._noise = lambda shape: np.zeros(shape)
+    return agent
+
+
+def chips_of(payments, seat: int) -> int:
+    return sum(p.amount for p in payments if p.payee == seat) - sum(p.amount for p in payments if p.payer == seat)
+
+
+def reference_playout(hand, move: int, seat: int) -> int:
+    """``move`` on a copy of the reference hand, then the Python Tactics at every seat until the
+    hand is over: ``seat``'s chips won or lost from the decision on."""
+    h = copy.deepcopy(hand)
+    tactics = quiet_tactics()
+    gained = chips_of(h.step(index_to_action(move, h)), seat)
+    while not h.over:
+        s = h.to_move
+        obs = encode_observation(h, s)[None, :]
+        mask = legal_mask(h)[None, :].astype(np.int8)
+        gained += chips_of(h.step(index_to_action(int(tactics.act_batch(obs, mask)[0]), h)), seat)
+    return gained
+
+
+def tables_at_decisions(n: int, seed: int, plays: int):
+    """Tables (raise mode, no automatic forced moves: a training env's) stepped with the compiled
+    Tactics until each is at a decision with three or more legal moves, after at least ``plays``
+    decisions (0: the set or the announcement)."""
+    tables = FastTables(8, n, seed=seed, hands_per_episode=1, observation_dtype="float32", num_threads=1)
+    tables.reset_tables()
+    steps = np.zeros(8, np.int64)
+    for _ in range(200):
+        masks = np.asarray(tables.masks)
+        ready = (masks.sum(axis=1) >= 3) & (steps >= plays)
+        if ready.all():
+            return tables
+        actions = np.where(ready, FastTables.IDLE, tables.tactics_actions(PARAMS))
+        _, terminated, *_ = tables.step(actions, observe=False, autoreset=False, allow_idle=True)
+        steps += ~ready
+        if terminated.any():  # a hand over before such a decision: deal that table again
+            tables.reset_tables(np.flatnonzero(terminated))
+            steps[terminated] = 0
+    raise AssertionError("no decision with three legal moves came")
+
+
+@pytest.mark.parametrize("n,seed,plays", [(4, 3, 0), (4, 5, 6), (3, 7, 4), (5, 9, 8)])
+def test_each_label_is_the_reference_engines_outcome_of_the_move_then_tactics(n, seed, plays):
+    tables = tables_at_decisions(n, seed, plays)
+    rows = np.arange(3)
+    seats = np.asarray(tables.current_player)[rows]
+    labeler = TacticsRolloutLabeler(n, capacity=5)  # fewer rows than moves: several passes
+    values = labeler.values(tables, rows, seats)
+    for i, b in enumerate(rows):
+        legal = np.flatnonzero(np.asarray(tables.masks)[b])
+        assert np.isnan(np.delete(values[i], legal)).all()
+        hand = tables.reference_hand(int(b))
+        by_hand = np.array([reference_playout(hand, int(a), int(seats[i])) for a in legal])
+        np.testing.assert_array_equal(values[i, legal], by_hand)
+    # The moves are worth different amounts somewhere (else the labels would teach nothing).
+    assert any(len(set(values[i][~np.isnan(values[i])].tolist())) > 1 for i in range(len(rows)))
+
+
+def test_the_advantage_of_tactics_own_move_is_zero_and_the_others_are_differences():
+    tables = tables_at_decisions(4, 11, 3)
+    seats = np.asarray(tables.current_player)
+    values = TacticsRolloutLabeler(4).values(tables, np.arange(8), seats)
+    hint = tables.tactics_actions(PARAMS)
+    adv = advantages(values, hint)
+    np.testing.assert_array_equal(adv[np.arange(8), hint], 0.0)
+    legal = ~np.isnan(values)
+    np.testing.assert_array_equal(adv[legal], (values - values[np.arange(8), hint][:, None])[legal])
+
+
+def test_tactics_move_is_worth_what_the_table_itself_then_pays():
+    """The label of Tactics' own move is what the real table pays the seat when every seat goes on
+    with Tactics: the table stepped on, in raise mode, one decision at a time, without automatic
+    forced moves (D12: the labeller's copies apply them; the outcome is the same)."""
+    tables = tables_at_decisions(4, 13, 5)
+    seats = np.asarray(tables.current_player)
+    hint = tables.tactics_actions(PARAMS)
+    values = TacticsRolloutLabeler(4).values(tables, np.arange(8), seats)
+    before = tables.chips[np.arange(8), seats]
+    done = np.zeros(8, bool)
+    actions = hint
+    for _ in range(300):
+        _, terminated, *_ = tables.step(np.where(done, FastTables.IDLE, actions), observe=False, autoreset=False,
+                                        allow_idle=True)
+        done |= terminated.astype(bool)
+        if done.all():
+            break
+        actions = tables.tactics_actions(PARAMS)
+    assert done.all()
+    np.testing.assert_array_equal(values[np.arange(8), hint], tables.chips[np.arange(8), seats] - before)
+
+
+def test_labelling_leaves_the_tables_as_they_were():
+    tables = tables_at_decisions(4, 17, 2)
+    before = tables.clone()
+    TacticsRolloutLabeler(4, capacity=7).values(tables, np.arange(8), np.asarray(tables.current_player))
+    after = tables.clone()
+    assert all(np.array_equal(before[k], after[k]) for k in before)
+
+
+def test_copy_rollout_starts_is_rollout_snapshot_for_many_rows_at_once():
+    source = tables_at_decisions(4, 19, 4)
+    rows = np.array([5, 0, 5, 2])
+    many = FastTables(4, 4, seed=0, hands_per_episode=1, illegal_action="penalty", observation_dtype="float32")
+    many.copy_rollout_starts(source, rows, np.arange(4))
+    one = FastTables(1, 4, seed=0, hands_per_episode=1, illegal_action="penalty", observation_dtype="float32")
+    for i, b in enumerate(rows):
+        one.restore_table(0, {**source.rollout_snapshot(int(b)), "PEN": np.zeros(one.PEN.shape[1:], np.int64)})
+        got, want = many.clone_table(i), one.clone_table(0)
+        for name in want:
+            np.testing.assert_array_equal(got[name], want[name], err_msg=name)
+
+
+def test_copy_rollout_starts_refuses_what_it_cannot_copy_and_changes_nothing():
+    source = tables_at_decisions(4, 23, 1)
+    target = FastTables(4, 4, seed=0, hands_per_episode=1, illegal_action="penalty", observation_dtype="float32")
+    target.reset_tables()
+    before = target.clone()
+    three = FastTables(2, 3, seed=0, hands_per_episode=1)
+    three.reset_tables()
+    with pytest.raises(ValueError, match="FastTables of 4 players"):
+        target.copy_rollout_starts(three, [0], [0])
+    with pytest.raises(ValueError, match="same length"):
+        target.copy_rollout_starts(source, [0, 1], [0])
+    with pytest.raises(ValueError):
+        target.copy_rollout_starts(source, [8], [0])  # no such source table
+    with pytest.raises(ValueError):
+        target.copy_rollout_starts(source, [0], [4])  # no such target table
+    penalised = FastTables(2, 4, seed=0, hands_per_episode=1, illegal_action="penalty")
+    penalised.reset_tables()
+    wrong = np.flatnonzero(np.asarray(penalised.masks)[0] == 0)[0]
+    penalised.step(np.array([wrong, penalised.tactics_actions(PARAMS)[1]]), observe=False, autoreset=False)
+    raising = FastTables(2, 4, seed=0, hands_per_episode=1)  # raise mode: no penalty record of its own
+    with pytest.raises(ValueError, match="D16 penalty"):
+        raising.copy_rollout_starts(penalised, [0], [0])
+    after = target.clone()
+    assert all(np.array_equal(before[k], after[k]) for k in before)
+
+
+def test_the_labeller_refuses_bad_input():
+    tables = tables_at_decisions(4, 29, 2)
+    seats = np.asarray(tables.current_player)
+    with pytest.raises(ValueError, match="capacity"):
+        TacticsRolloutLabeler(4, capacity=0)
+    with pytest.raises(ValueError, match="3 to 5 players"):
+        TacticsRolloutLabeler(6)
+    with pytest.raises(ValueError, match="is not to move"):
+        TacticsRolloutLabeler(4).values(tables, np.array([0]), np.array([(seats[0] + 1) % 4]))
+    with pytest.raises(ValueError, match="FastTables of 3 players"):
+        TacticsRolloutLabeler(3).values(tables, np.array([0]), seats[:1])
+
+
+BASE = {"run": {"total_timesteps": 0}, "env": {"num_envs": 8, "tactics_hint": True},
+        "ppo": {"n_steps": 8, "batch_size": 64}, "opponents": {"baselines": {"tactics": 1.0}, "snapshot_weight": 0.0},
+        "distill": {"teacher": "rollout_advantage", "target": "advantage", "decisions": 300, "num_envs": 8,
+                    "epochs": 2, "temperature": 10.0, "margins": [0.0, 4.0]},
+        "eval": {"every": 0, "deals": 16, "final_deals": 16, "final_opponents": ["tactics"]},
+        "output": {"checkpoint_every": 0, "progress_bar": False, "tensorboard": False}}
+
+
+def test_the_config_takes_the_teacher_in_nos_with_the_tactics_hint_only():
+    assert from_dict(copy.deepcopy(BASE)).distill.teacher == "rollout_advantage"
+    no_hint = copy.deepcopy(BASE)
+    no_hint["env"]["tactics_hint"] = False
+    with pytest.raises(ConfigError, match="in Nos it needs env.tactics_hint: true"):
+        from_dict(no_hint)
+
+
+def test_collecting_in_nos_labels_the_learners_decisions_against_tactics():
+    from train.trainer import make_env
+
+    env, _ = make_env(from_dict(copy.deepcopy(BASE)))
+    labeler = make_labeler(env)
+    assert isinstance(labeler, TacticsRolloutLabeler)
+    data = collect_advantage_labels(env, labeler, 200)
+    rows = np.arange(len(data["hint"]))
+    assert len(rows) == 200 and (data["masks"].sum(axis=1) > 1).all()
+    # Each label's hinted (Tactics') move is legal and has a value; every legal move has one.
+    assert np.isfinite(data["values"][rows, data["hint"]]).all()
+    assert np.array_equal(np.isfinite(data["values"]), data["masks"] != 0)
+    assert (data["actions"] == data["hint"]).all()  # the learner plays the hint by default
+
+
+def test_a_tiny_nos_run_collects_fits_chooses_a_margin_and_plays(tmp_path):
+    from agents.tournament import run_tournament
+    from train.cli import main as train_main
+
+    path = tmp_path / "tiny.yaml"
+    path.write_text(
+        f"run: {{name: tiny, total_timesteps: 0, output_dir: {tmp_path}}}\n"
+        "env: {num_envs: 16, tactics_hint: true, num_threads: 1}\n"
+        "opponents: {baselines: {tactics: 1.0}, snapshot_weight: 0.0}\n"
+        "ppo: {n_steps: 4, batch_size: 32, n_epochs: 1}\n"
+        "distill: {teacher: rollout_advantage, target: advantage, temperature: 10.0, decisions: 300, num_envs: 32, "
+        "epochs: 3, batch_size: 64, margins: [0.0, 4.0]}\n"
+        "eval: {every: 0, final_deals: 2, final_opponents: [tactics]}\n"
+        "output: {checkpoint_every: 0, tensorboard: false, progress_bar: false}\n")
+    train_main(["--config", str(path)])
+    run = tmp_path / "tiny"
+    summary = json.loads((run / "distill" / "summary.json").read_text())
+    assert summary["teacher"] == "rollout_advantage" and summary["labels"] == 300
+    assert summary["margin"]["margin"] in (0.0, 4.0) and len(summary["margin"]["margins"]) == 2
+    assert "the advantages over Tactics' move" in (run / "report.md").read_text()
+    with np.load(run / "distill" / "labels.npz") as f:
+        assert f["values"].shape == (300, f["masks"].shape[1])
+    r = run_tournament([f"model:{run / 'model.zip'}", "tactics", "tactics", "tactics"], 2, progress=False)
+    assert len(r.deal) == 8

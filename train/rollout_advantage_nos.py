@@ -1,0 +1,108 @@
+"""Exact one-step advantages over Tactics in Nos, read off the real table (issue 19 item 2).
+
+The ``rollout_advantage`` teacher of the family games (train/rollout_advantage.py) measures a
+move against Greedy; in Nos the strong baseline, and the hint the policy reads
+(``env.tactics_hint``), is Tactics, and Tactics runs compiled (``FastTables.tactics_playout``,
+the same scores as :class:`agents.tactics.TacticsAgent`). So here, at a learner decision, every
+legal move is played on a copy of the real table (``FastTables.copy_rollout_starts``: the real
+hidden hands and boneyard order, the hand made the copy's last), and then every seat plays the
+compiled Tactics without tie-break noise to the end of the hand. A move's value is the acting
+seat's chip change from the decision to the end of the hand (Nos's reward: its own chips), and
+
+    A(s, a) = value(a) - value(Tactics' move)
+
+is the exact gain of departing from Tactics once, here, with these hidden tiles. That is what
+:class:`agents.search.SearchAgent` estimates by sampling the hidden tiles from the observation
+(with Tactics rollouts); a regression of the policy (which sees only its observation) on these
+labels learns E[A | observation] without Search's sampling noise, at thousands of labels a
+second instead of Search's few decisions a second.
+
+The continuation plays with ``auto_forced`` (D12: a forced decision is applied by the engine;
+the outcome is the same) and in penalty mode only so that every copy can be stepped in one
+batch; every copied move is legal, which is checked.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: Scratch batches are made in multiples of this many rows (fewer sizes than decision counts;
+#: the padding rows repeat the last copy and are dropped).
+ROW_QUANTUM = 256
+
+
+class TacticsRolloutLabeler:
+    """Plays every legal move of given Nos decisions to the end of the hand, every seat on
+    compiled Tactics after it (the Nos counterpart of :class:`train.rollout_advantage.RolloutLabeler`).
+
+    ``capacity``: the most scratch rows (one per (decision, move)) played at once; more are
+    played in several passes."""
+
+    def __init__(self, num_players: int, capacity: int = 4096):
+        from agents.tactics import kernel_params
+
+        if isinstance(capacity, bool) or not isinstance(capacity, int) or capacity < 1:
+            raise ValueError(f"capacity must be a positive integer, got {capacity!r}")
+        if num_players not in (3, 4, 5):
+            raise ValueError(f"Nos is played by 3 to 5 players, got {num_players!r}")
+        self.num_players = num_players
+        self.capacity = capacity
+        self.params = kernel_params()
+        self._scratch = {}
+        self.playouts = 0  # (decision, move) pairs played out, for the speed figures
+
+    def values(self, tables, rows, seats) -> np.ndarray:
+        """float32 [len(rows), actions]: for each decision (table ``rows[i]`` of ``tables``, a
+        :class:`nos_env.fast_engine.FastTables`, with ``seats[i]`` to move there) and each legal
+        move, the seat's chip change from this decision to the end of the hand when it plays
+        the move and then everyone plays Tactics; NaN where the move is illegal. ``tables`` is
+        not changed."""
+        from nos_env.fast_engine import FastTables
+
+        if not isinstance(tables, FastTables) or tables.num_players != self.num_players:
+            raise ValueError(f"tables must be Nos FastTables of {self.num_players} players, got "
+                             f"{type(tables).__name__} of {getattr(tables, 'num_players', '?')}")
+        rows = np.asarray(rows, np.int64)
+        seats = np.asarray(seats, np.int64)
+        if rows.shape != seats.shape or rows.ndim != 1:
+            raise ValueError("rows and seats must be 1-D arrays of the same length")
+        to_move = np.asarray(tables.current_player)[rows]
+        if (to_move != seats).any():
+            i = int(np.flatnonzero(to_move != seats)[0])
+            raise ValueError(f"seat {seats[i]} is not to move at table {rows[i]} (seat {to_move[i]} is)")
+        masks = np.asarray(tables.masks)[rows] != 0
+        out = np.full(masks.shape, np.nan, np.float32)
+        decision, move = np.nonzero(masks)  # one playout per (decision, legal move)
+        for first in range(0, len(decision), self.capacity):
+            part = slice(first, first + self.capacity)
+            d, a = decision[part], move[part]
+            out[d, a] = self._play(tables, rows[d], seats[d], a)
+        return out
+
+    def _tables(self, size: int):
+        from nos_env.fast_engine import FastTables
+
+        if size not in self._scratch:
+            self._scratch[size] = FastTables(size, self.num_players, seed=0, hands_per_episode=1,
+                                             illegal_action="penalty", auto_forced=True,
+                                             observation_dtype="float32", num_threads=1)
+        return self._scratch[size]
+
+    def _play(self, tables, source_rows: np.ndarray, seats: np.ndarray, moves: np.ndarray) -> np.ndarray:
+        """The seats' chip changes after ``moves`` (one per copied row) and Tactics to the hand's end."""
+        R = len(source_rows)
+        size = min(-(-R // ROW_QUANTUM) * ROW_QUANTUM, max(self.capacity, R))
+        pad = size - R  # padding rows repeat the last copy
+        source_rows = np.concatenate([source_rows, np.repeat(source_rows[-1:], pad)])
+        seat_of_row = np.concatenate([seats, np.repeat(seats[-1:], pad)])
+        actions = np.concatenate([moves, np.repeat(moves[-1:], pad)]).astype(np.int64)
+        scratch = self._tables(size)
+        everyone = np.arange(size)
+        scratch.copy_rollout_starts(tables, source_rows, everyone)
+        if not scratch.masks[everyone, actions].all():
+            raise RuntimeError("a copied decision does not allow its move (the copy differs from the table)")
+        before = scratch.chips[everyone, seat_of_row]
+        scratch.step(actions, observe=False, autoreset=False)
+        scratch.tactics_playout(self.params)
+        self.playouts += R
+        return (scratch.chips[everyone, seat_of_row] - before)[:R].astype(np.float32)
