@@ -234,3 +234,37 @@ def test_a_tiny_nos_run_collects_fits_chooses_a_margin_and_plays(tmp_path):
         assert f["values"].shape == (300, f["masks"].shape[1])
     r = run_tournament([f"model:{run / 'model.zip'}", "tactics", "tactics", "tactics"], 2, progress=False)
     assert len(r.deal) == 8
+
+
+def test_phases_label_only_the_openings():
+    from nos_env.encoding import OBSERVATION_LAYOUT
+    from nos_env.engine import PHASES
+    from train.trainer import make_env
+
+    env, _ = make_env(from_dict(copy.deepcopy(BASE)))
+    data = collect_advantage_labels(env, make_labeler(env), 60, phases=["set", "announce"])
+    start, stop, _ = OBSERVATION_LAYOUT["phase"]
+    phase = np.array(PHASES)[data["obs"][:, start:stop].argmax(axis=1)]
+    assert set(phase) == {"set", "announce"}  # both kinds come, nothing else
+    legal = data["masks"].sum(axis=1)
+    assert (legal[phase == "announce"] >= 43).all()  # every legal announcement is labelled (43 to 60)
+    only = collect_advantage_labels(env, make_labeler(env), 20, phases=["announce"])
+    assert (only["obs"][:, start:stop].argmax(axis=1) == PHASES.index("announce")).all()
+
+
+@pytest.mark.parametrize("change,message", [
+    ({"distill": {"phases": ["opening"]}}, "distill.phases: must be a list of Nos phases (set, announce, declare, "
+                                           "immediate, play), got ['opening']"),
+    ({"distill": {"phases": ["set"], "teacher": "search", "target": "choice"}},
+     "distill.phases: choose Nos decisions for the rollout_advantage teacher"),
+])
+def test_phases_name_what_is_allowed(change, message):
+    config = copy.deepcopy(BASE)
+    config["distill"].update(change["distill"])
+    with pytest.raises(ConfigError) as info:
+        from_dict(config, "cfg.yaml")
+    assert message in str(info.value)
+    from train.rollout_advantage_nos import phase_filter
+
+    with pytest.raises(ValueError, match="phases must be a non-empty list of set, announce"):
+        phase_filter(["over"])

@@ -160,6 +160,9 @@ class DistillConfig:
     # the one of best held-out gain is kept (train/distill.py: choose_margin)
     margins: list = field(default_factory=lambda: [0.0, 0.25, 0.5, 1.0, 2.0, 4.0])
     patience: int = 3  # target "advantage": stop after this many epochs without a lower held-out loss (0: never)
+    # rollout_advantage in Nos: label only the decisions of these phases (e.g. [set, announce], the
+    # openings, where a search gains most over Tactics); empty: every decision
+    phases: list = field(default_factory=list)
 
 
 @dataclass
@@ -473,6 +476,14 @@ def _check_distill(c: TrainConfig, source: str, agents: list) -> None:
                             for m in d.margins):
         _fail(w("margins"), f"must be a non-empty list of numbers >= 0 (points), got {d.margins!r}")
     _positive(w("patience"), d.patience, allow_zero=True)
+    if d.phases:
+        from nos_env.engine import PHASES
+
+        if c.env.game != "nos" or d.teacher != ROLLOUT_TEACHER:
+            _fail(w("phases"), f"choose Nos decisions for the {ROLLOUT_TEACHER} teacher: give env.game nos and "
+                               f"distill.teacher {ROLLOUT_TEACHER}, or leave phases empty")
+        if not isinstance(d.phases, list) or any(p not in PHASES[:-1] for p in d.phases):
+            _fail(w("phases"), f"must be a list of Nos phases ({', '.join(PHASES[:-1])}), got {d.phases!r}")
     _positive(w("temperature"), d.temperature)
     if d.labels_from and not Path(d.labels_from).is_file():
         _fail(w("labels_from"), f"no labels file at {d.labels_from!r} (a run's distill/labels.npz, or \"\" to collect)")

@@ -410,7 +410,7 @@ def distill_policy(config, policy, run_dir, make_env) -> dict:
                      if key in data})
     elif d.teacher == ROLLOUT_TEACHER:
         labeler = make_labeler(env, **d.teacher_options)
-        data = collect_advantage_labels(env, labeler, d.decisions, log=_progress(d.decisions))
+        data = collect_advantage_labels(env, labeler, d.decisions, log=_progress(d.decisions), phases=d.phases)
         save_labels(folder / "labels.npz", data)
     else:
         kwargs = {"game": config.env.game}
@@ -445,10 +445,11 @@ def distill_policy(config, policy, run_dir, make_env) -> dict:
     return summary
 
 
-def label_decisions(env, decisions: int, choose, illegal, log=None) -> dict:
+def label_decisions(env, decisions: int, choose, illegal, log=None, keep=None) -> dict:
     """The labelling loop every teacher shares: the learner's seat plays ``choose(obs, masks, take)
     -> (actions [B], values [len(take), actions] or None)`` at every table, and the decisions with
-    more than one legal move (``take``, up to ``decisions`` in all) are kept: ``obs`` (float32),
+    more than one legal move (``take``, up to ``decisions`` in all; with ``keep(obs) -> bool [B]``
+    only the rows it keeps) are kept: ``obs`` (float32),
     ``masks``, ``actions``, ``values`` when ``choose`` gives them, and ``seconds``. An illegal
     choice raises RuntimeError with ``illegal(actions, masks)``'s message, before the step."""
     kept_obs, kept_masks, kept_actions, kept_values = [], [], [], []
@@ -458,7 +459,10 @@ def label_decisions(env, decisions: int, choose, illegal, log=None) -> dict:
     rows = np.arange(env.num_envs)
     while count < decisions:
         masks = env.action_masks()
-        take = np.flatnonzero(masks.sum(axis=1) > 1)[: decisions - count]
+        eligible = masks.sum(axis=1) > 1
+        if keep is not None:
+            eligible &= keep(obs)
+        take = np.flatnonzero(eligible)[: decisions - count]
         actions, values = choose(obs, masks, take)
         if not masks[rows, actions].all():
             raise RuntimeError(illegal(actions, masks))

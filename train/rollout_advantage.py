@@ -219,7 +219,7 @@ def advantages(values: np.ndarray, hint: np.ndarray) -> np.ndarray:
     return values - base[:, None]
 
 
-def collect_advantage_labels(env, labeler, decisions: int, behaviour=None, log=None) -> dict:
+def collect_advantage_labels(env, labeler, decisions: int, behaviour=None, log=None, phases=()) -> dict:
     """Play ``env``'s tables (a :class:`train.selfplay.SelfPlayVecEnv` with the Greedy hint, in Nos
     the Tactics hint; ``labeler`` from :func:`make_labeler`) until
     ``decisions`` learner decisions with more than one legal move are labelled; returns the
@@ -228,7 +228,9 @@ def collect_advantage_labels(env, labeler, decisions: int, behaviour=None, log=N
     hint), ``values`` [N, actions] (:meth:`RolloutLabeler.values`) and ``seconds``.
 
     The learner plays ``behaviour(obs, masks) -> actions`` (default: the hint, i.e. Greedy), so
-    the labels are taken at the positions that player reaches against the env's opponents."""
+    the labels are taken at the positions that player reaches against the env's opponents.
+    ``phases`` (Nos): label only the decisions of these phases (e.g. ``("set", "announce")``, the
+    openings); empty: every decision."""
     from .distill import label_decisions, raw_observation_size
 
     if decisions < 1:
@@ -245,7 +247,12 @@ def collect_advantage_labels(env, labeler, decisions: int, behaviour=None, log=N
             raise RuntimeError("the behaviour policy chose an illegal move")
         return actions, labeler.values(env.tables, take, env.learner[take])
 
+    keep = None
+    if phases:
+        from .rollout_advantage_nos import phase_filter
+
+        keep = phase_filter(phases)
     data = label_decisions(env, decisions, choose, lambda actions, masks: "the behaviour policy chose an illegal move",
-                           log)
+                           log, keep)
     data["hint"] = data["obs"][:, size].astype(np.int64)
     return data

@@ -106,3 +106,21 @@ class TacticsRolloutLabeler:
         scratch.tactics_playout(self.params)
         self.playouts += R
         return (scratch.chips[everyone, seat_of_row] - before)[:R].astype(np.float32)
+
+
+def phase_filter(phases):
+    """``keep(obs) -> bool [rows]``: the Nos observations (float32 rows, the game's own floats
+    first) whose phase is one of ``phases`` (names of :data:`nos_env.engine.PHASES`, checked)."""
+    from nos_env.encoding import OBSERVATION_LAYOUT
+    from nos_env.engine import PHASES
+
+    unknown = [p for p in phases if p not in PHASES[:-1]]
+    if unknown or not phases:
+        raise ValueError(f"phases must be a non-empty list of {', '.join(PHASES[:-1])}, got {list(phases)!r}")
+    start, stop, _ = OBSERVATION_LAYOUT["phase"]
+    wanted = np.isin(np.arange(len(PHASES)), [PHASES.index(p) for p in phases])
+
+    def keep(obs: np.ndarray) -> np.ndarray:
+        return wanted[np.asarray(obs)[:, start:stop].argmax(axis=1)]
+
+    return keep
