@@ -159,24 +159,56 @@ class PrivilegedExtractor(nn.Module):
         return self.critic.forward_critic(th.cat([z, features[:, self.width + self.hint :]], dim=1))
 
 
-class HintHead(nn.Module):
-    """Action logits: a linear layer over the actor's latent, plus ``weight`` on the hinted action."""
+#: The logit bonus of a hinted action in one of the policy's ``hint_kept`` blocks: the policy
+#: then plays the hint there, whatever its network says (exp(-1000) is 0 in float32).
+KEPT_BONUS = 1000.0
 
-    def __init__(self, latent_dim: int, hint_weight: float, trainable: bool = True, num_actions: int = NUM_ACTIONS):
+
+def kept_actions(hint_kept) -> th.Tensor:
+    """bool [NUM_ACTIONS]: the Nos actions of the blocks named in ``hint_kept`` (names of
+    :data:`nos_env.encoding.ACTION_BLOCKS`, checked)."""
+    from nos_env.encoding import ACTION_BLOCKS
+
+    names = list(hint_kept)
+    unknown = [name for name in names if name not in ACTION_BLOCKS]
+    if unknown or len(set(names)) != len(names):
+        raise ValueError(f"hint_kept must name distinct Nos action blocks ({', '.join(ACTION_BLOCKS)}), "
+                         f"got {names!r}")
+    kept = th.zeros(NUM_ACTIONS, dtype=th.bool)
+    for name in names:
+        first, stop = ACTION_BLOCKS[name]
+        kept[first:stop] = True
+    return kept
+
+
+class HintHead(nn.Module):
+    """Action logits: a linear layer over the actor's latent, plus ``weight`` on the hinted action
+    (plus :data:`KEPT_BONUS` where the hinted action is one of ``kept``: there the hint is played)."""
+
+    def __init__(self, latent_dim: int, hint_weight: float, trainable: bool = True, num_actions: int = NUM_ACTIONS,
+                 kept: th.Tensor | None = None):
         super().__init__()
         self.latent_dim = latent_dim
         self.linear = nn.Linear(latent_dim, num_actions)
         self.weight = nn.Parameter(th.tensor(float(hint_weight)), requires_grad=trainable)
+        extra = th.zeros(num_actions) if kept is None else KEPT_BONUS * kept.float()
+        # (not in the state dict: rebuilt from the policy's hint_kept, saved with its other settings)
+        self.register_buffer("kept_bonus", extra, persistent=False)
+
+    def bonus(self, hinted: th.Tensor) -> th.Tensor:
+        """The logit bonus of each row's hinted action (``hinted`` long [B] or [B, 1])."""
+        return self.weight + self.kept_bonus[hinted]
 
     def forward(self, latent: th.Tensor) -> th.Tensor:
         logits = self.linear(latent[:, : self.latent_dim])
         hinted = latent[:, self.latent_dim :].long()
-        return logits.scatter_add(1, hinted, self.weight.expand(hinted.shape))
+        return logits.scatter_add(1, hinted, self.bonus(hinted).to(logits.dtype))
 
     def chosen(self, latent: th.Tensor, index: th.Tensor, valid: th.Tensor) -> th.Tensor:
-        """The logits of ``index``'s actions only (``agents.legal_logits``), the hint's weight included."""
+        """The logits of ``index``'s actions only (``agents.legal_logits``), the hint's bonus included."""
         logits = chosen_logits(latent[:, : self.latent_dim], self.linear.weight, self.linear.bias, index, valid)
-        return logits + self.weight * (index == latent[:, self.latent_dim :].long())
+        hinted = latent[:, self.latent_dim :].long()
+        return logits + self.bonus(hinted) * (index == hinted)
 
 
 class NosPolicy(MaskableActorCriticPolicy):
@@ -187,8 +219,13 @@ class NosPolicy(MaskableActorCriticPolicy):
 
     def __init__(self, observation_space, action_space, lr_schedule, net_arch=None, width: int = 256,
                  hint_weight: float = 3.0, hint_trainable: bool = True, hint_source: dict | None = None,
-                 privileged: int = 0, **kwargs):
+                 privileged: int = 0, hint_kept: list | tuple = (), **kwargs):
         self.hint_source = check_hint_source(hint_source)
+        self.hint_kept = list(hint_kept)
+        if self.hint_kept and (int(action_space.n) != NUM_ACTIONS or hint_size(observation_space, action_space) != 1):
+            raise ValueError("hint_kept names blocks of Nos's actions where the Tactics hint is played: "
+                             "it needs a Nos policy with the hint")
+        self._kept = kept_actions(self.hint_kept) if self.hint_kept else None
         if isinstance(privileged, bool) or not isinstance(privileged, int) or privileged < 0:
             raise ValueError(f"privileged (the critic-only tail's size) must be an integer >= 0, got {privileged!r}")
         if privileged and int(action_space.n) == NUM_ACTIONS:
@@ -225,7 +262,7 @@ class NosPolicy(MaskableActorCriticPolicy):
         if not self.hint:
             return
         head = HintHead(self.mlp_extractor.latent_dim_pi - 1, self.hint_weight, self.hint_trainable,
-                        int(self.action_space.n))
+                        int(self.action_space.n), kept=self._kept)
         if self.ortho_init:  # small, as SB3 initialises its action layer, so the hint leads at first
             nn.init.orthogonal_(head.linear.weight, gain=0.01)
             nn.init.zeros_(head.linear.bias)
@@ -277,4 +314,6 @@ class NosPolicy(MaskableActorCriticPolicy):
             data.update(hint_source=self.hint_source)
         if self.privileged:
             data.update(privileged=self.privileged)
+        if self.hint_kept:  # models without it load as before
+            data.update(hint_kept=self.hint_kept)
         return data

@@ -100,6 +100,9 @@ class PolicyConfig:
     activation: str = "tanh"  # tanh or relu (after the first layer, which is ReLU)
     hint_weight: float = 3.0  # the hint's starting logit bonus (with env.tactics_hint or env.greedy_hint)
     hint_trainable: bool = True  # false keeps the bonus fixed, so the network must learn to depart
+    # Nos: blocks of actions (nos_env.encoding.ACTION_BLOCKS) where the policy always plays the Tactics
+    # hint, e.g. [declare, decline, play, pass] for a model fitted on the openings only (distill.phases)
+    hint_kept: list = field(default_factory=list)
 
 
 @dataclass
@@ -330,6 +333,16 @@ def validate(c: TrainConfig, source: str = "config") -> None:
             _fail(w("env.privileged_critic"), "is a family game's (it reads FamilyTables' hands), not Nos's")
     else:
         _check_family(c, source)
+    if c.policy.hint_kept:
+        from nos_env.encoding import ACTION_BLOCKS
+
+        if game != "nos" or not c.env.tactics_hint:
+            _fail(w("policy.hint_kept"), "names blocks of Nos's actions where the Tactics hint is played: it needs "
+                                         "env.game nos and env.tactics_hint: true")
+        if not isinstance(c.policy.hint_kept, list) or any(b not in ACTION_BLOCKS for b in c.policy.hint_kept) \
+                or len(set(c.policy.hint_kept)) != len(c.policy.hint_kept):
+            _fail(w("policy.hint_kept"), f"must be a list of distinct Nos action blocks ({', '.join(ACTION_BLOCKS)}), "
+                                         f"got {c.policy.hint_kept!r}")
     agents = known_agents(game)
     seat = c.env.learner_seat
     if seat != "rotate" and not (isinstance(seat, int) and not isinstance(seat, bool)

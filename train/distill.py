@@ -152,6 +152,13 @@ def hint_weight_of(policy) -> th.nn.Parameter:
     return head.weight
 
 
+def hint_bonus_of(policy, hint: th.Tensor) -> th.Tensor:
+    """Each row's logit bonus on its hinted move (``hint`` long [B]), without gradient: the hint
+    weight, plus the policy's kept bonus where the hinted move is in a ``hint_kept`` block."""
+    hint_weight_of(policy)  # (a hinted policy, checked)
+    return policy.action_net.bonus(hint).detach()
+
+
 def advantage_loss(policy, obs: th.Tensor, masks: np.ndarray, advantage: th.Tensor, hint: th.Tensor,
                    temperature: float) -> th.Tensor:
     """Mean squared error of ``f(a) - f(hint)`` toward ``advantage[a] / temperature`` over each
@@ -166,7 +173,7 @@ def advantage_loss(policy, obs: th.Tensor, masks: np.ndarray, advantage: th.Tens
     index = dist.index
     valid = th.ones_like(index, dtype=th.bool) if dist.valid is None else dist.valid
     at_hint = (index == hint[:, None]) & valid
-    f = dist.masked - hint_weight_of(policy).detach() * at_hint  # [B, K]: the legal moves' logits, bonus removed
+    f = dist.masked - hint_bonus_of(policy, hint)[:, None] * at_hint  # [B, K]: the legal moves' logits, bonus removed
     base = (f * at_hint).sum(dim=1, keepdim=True)
     target = advantage.gather(1, index) / temperature
     error = th.where(valid, f - base - target, th.zeros_like(f))
@@ -327,7 +334,6 @@ def predicted_advantage(policy, obs: np.ndarray, masks: np.ndarray, hint: np.nda
     ``(f(a) - f(hint)) * temperature`` with ``f`` its logits without the hint's bonus (0 at the
     hint, -inf where illegal)."""
     out = np.full(masks.shape, -np.inf, np.float32)
-    w = float(hint_weight_of(policy).detach())
     with th.no_grad():
         for first in range(0, len(obs), 4096):
             part = slice(first, first + 4096)
@@ -335,7 +341,7 @@ def predicted_advantage(policy, obs: np.ndarray, masks: np.ndarray, hint: np.nda
             log_p = dist.log_p.numpy().astype(np.float64)
             rows = np.arange(len(log_p))
             h = hint[part]
-            log_p[rows, h] -= w
+            log_p[rows, h] -= hint_bonus_of(policy, th.as_tensor(h)).numpy()
             out[part] = np.where(masks[part], (log_p - log_p[rows, h][:, None]) * temperature, -np.inf)
     return out
 
