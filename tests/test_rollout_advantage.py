@@ -302,18 +302,21 @@ def test_tiny_rollout_advantage_run_collects_fits_chooses_a_margin_and_plays(tmp
     assert len(r.deal) == 8
 
 
-@pytest.mark.parametrize("game", ["draw", "block", "fours", "cross", "matador", "chickenfoot"])
+@pytest.mark.parametrize("game", ["draw", "block", "fours", "cross", "matador", "chickenfoot", "all_fives",
+                                  "fives_and_threes", "five_up", "bergen", "double_nine_cross"])
 def test_greedy_on_the_legal_moves_only_is_greedys_best_move(game):
-    # The playouts score Greedy on each row's legal moves only (Chickenfoot's action space is
-    # wide); it must pick exactly what Greedy's full scores pick (the lowest id of equals).
-    from train.rollout_advantage import legal_greedy_moves
+    # The playouts score Greedy on each row's legal moves only (Chickenfoot's and Five Up's action
+    # spaces are wide); it must pick exactly what Greedy's full scores pick (the lowest id of
+    # equals), the scoring games' points at once included.
+    from agents.family.greedy import SCORING_GAMES
+    from train.rollout_advantage import legal_greedy_moves, legal_immediate_points
 
     rules = rules_of(game)
     tables = tables_class(game)(game, 64, num_players=4, seed=3, observation_dtype="float32", threads=1,
                                 **family_options(game, {}))
     greedy = FamilyGreedyAgent(rules, seed=0)
     rng = np.random.default_rng(7)
-    compared = departed = 0
+    compared = departed = scored = 0
     for _ in range(60):
         masks = tables.masks.copy()
         live = np.flatnonzero(masks.sum(axis=1) > 0)
@@ -322,9 +325,16 @@ def test_greedy_on_the_legal_moves_only_is_greedys_best_move(game):
         full[masks[live] == 0] = -np.inf
         expected = full.argmax(axis=1)
         assert np.array_equal(legal_greedy_moves(greedy, obs, masks[live]), expected)
+        if game in SCORING_GAMES:  # the points at once, pair by pair, as the full scores have them
+            row, action = np.nonzero(masks[live])
+            outward = greedy.view.outward(obs)[row, action]
+            points = legal_immediate_points(greedy, obs, row, action, outward)
+            assert np.array_equal(points, greedy.immediate_points(obs)[row, action])
+            scored += int((points > 0).sum())
         choices = masks[live].sum(axis=1) > 1
         compared += int(choices.sum())
         departed += int((expected[choices] != masks[live][choices].argmax(axis=1)).sum())  # not just the first legal
         actions = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks], np.int64)
         tables.step(actions, observe=False, autoreset=True)
     assert compared > 300 and departed > 50
+    assert game not in SCORING_GAMES or scored > 50
