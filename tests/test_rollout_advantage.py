@@ -234,6 +234,33 @@ def test_the_fit_leaves_greedy_toward_positive_advantages_only(worth):
         pytest.approx(chosen["gain"])
 
 
+def test_the_margin_tournament_keeps_the_best_played_margin_the_largest_of_equals():
+    from test_distill import hinted_env, hinted_policy
+
+    from train.distill import choose_margin_by_tournament, hint_weight_of
+
+    env = hinted_env(tables=8)
+    policy = hinted_policy(env)  # untrained: its own logits are near 0, its hint decides
+    chosen = choose_margin_by_tournament(policy, [0.0, 60.0, 100.0], 1.0, deals=40, num_players=4, game="fours",
+                                         game_options=family_options("fours", {}), seed=11)
+    gains = {r["margin"]: r["gain"] for r in chosen["margins"]}
+    # Margin 0: the untrained logits' argmax, a poor player, loses clearly to Greedy.
+    assert gains[0.0] < -2.0 and chosen["margins"][0]["ci95"] > 0
+    # A margin far above the logits makes the policy play its hint, Greedy (its hinter seeded as the
+    # evaluation seeds the model): exactly what Greedy itself gains in that seat on those deals.
+    seat = FamilyGreedyAgent(rules_of("fours"), seed=11)
+    seat.name = "model"
+    alone = run_tournament([seat, "greedy", "greedy", "greedy"], 40, seed=11, game="fours", progress=False,
+                           num_threads=1).summary()["head_to_head_by_name"]["model vs greedy"]["mean_difference"]
+    assert gains[60.0] == gains[100.0] == pytest.approx(alone, abs=1e-12)
+    assert gains[100.0] > gains[0.0]
+    # Equal gains: the larger margin (fewer departures); the policy keeps it as its hint weight.
+    assert chosen["margin"] == 100.0 and chosen["gain"] == gains[100.0]
+    assert float(hint_weight_of(policy).detach()) == 100.0 and chosen["hint_weight"] == 100.0
+    with pytest.raises(ValueError, match="deals >= 1"):
+        choose_margin_by_tournament(policy, [0.0], 1.0, deals=0, num_players=4, game="fours")
+
+
 def test_margin_choices_and_held_out_gain():
     predicted = np.array([[0.0, 1.5, 0.7], [0.0, -1.0, 0.2], [3.0, 0.0, 9.0]])
     masks = np.array([[True, True, True], [True, True, False], [True, True, False]])
@@ -257,6 +284,12 @@ def test_margin_choices_and_held_out_gain():
     ({"teacher": "rollout_advantage", "target": "advantage", "margins": [0.5, -1]}, {},
      "distill.margins: must be a non-empty list of numbers >= 0"),
     ({"teacher": "rollout_advantage", "target": "advantage", "patience": -1}, {}, "distill.patience: must be >= 0"),
+    ({"teacher": "rollout_advantage", "target": "advantage", "margin_by": "play"}, {},
+     "distill.margin_by: must be 'holdout' (the labels' held-out gain) or 'tournament'"),
+    ({"teacher": "rollout_advantage", "target": "advantage", "margin_by": "tournament", "margin_deals": 0}, {},
+     "distill.margin_deals: must be positive"),
+    ({"teacher": "search", "target": "values", "margin_by": "tournament"}, {},
+     "distill.margin_by: 'tournament' chooses the margin of target 'advantage', not of 'values'"),
     ({"teacher": "rollout_advantage", "target": "advantage", "teacher_options": {"rollouts": 3}}, {},
      "rollout_advantage takes only capacity"),
     ({"teacher": "rollout_advantage", "target": "advantage", "teacher_options": {"capacity": 0}}, {},
@@ -274,6 +307,30 @@ def test_rollout_advantage_is_a_family_games_teacher_only():
     c = from_dict({"env": {"game": "draw", "greedy_hint": True}, "run": {"total_timesteps": 0},
                    "distill": {"teacher": "rollout_advantage", "target": "advantage"}})
     assert c.distill.margins == [0.0, 0.25, 0.5, 1.0, 2.0, 4.0] and c.distill.patience == 3
+    assert c.distill.margin_by == "holdout" and c.distill.margin_deals == 300  # the configs before it reproduce
+
+
+def test_tiny_rollout_advantage_run_chooses_its_margin_by_tournament(tmp_path):
+    from train.cli import main as train_main
+
+    path = tmp_path / "tiny.yaml"
+    path.write_text(
+        f"run: {{name: tiny, total_timesteps: 0, output_dir: {tmp_path}}}\n"
+        "env: {game: draw, num_envs: 16, greedy_hint: true, num_threads: 1}\n"
+        "opponents: {baselines: {greedy: 1.0}}\n"
+        "ppo: {n_steps: 4, batch_size: 32, n_epochs: 1}\n"
+        "distill: {teacher: rollout_advantage, target: advantage, temperature: 2.0, decisions: 200, num_envs: 32, "
+        "epochs: 2, batch_size: 64, margins: [0.0, 50.0], margin_by: tournament, margin_deals: 6}\n"
+        "eval: {every: 0, final_deals: 2, final_opponents: [greedy]}\n"
+        "output: {checkpoint_every: 0, tensorboard: false, progress_bar: false}\n")
+    train_main(["--config", str(path)])
+    run = tmp_path / "tiny"
+    margin = json.loads((run / "distill" / "summary.json").read_text())["margin"]
+    assert margin["by"] == "tournament" and margin["deals"] == 6 and [r["margin"] for r in margin["margins"]] == \
+        [0.0, 50.0]
+    assert margin["margin"] == max(margin["margins"], key=lambda r: (r["gain"], r["margin"]))["margin"]
+    assert margin["holdout"]["margin"] in (0.0, 50.0)  # the held-out choice, kept beside it
+    assert "chosen by a duplicate tournament against greedy (6 deals of seed 3000017" in (run / "report.md").read_text()
 
 
 def test_tiny_rollout_advantage_run_collects_fits_chooses_a_margin_and_plays(tmp_path):

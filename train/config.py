@@ -160,6 +160,11 @@ class DistillConfig:
     # the one of best held-out gain is kept (train/distill.py: choose_margin)
     margins: list = field(default_factory=lambda: [0.0, 0.25, 0.5, 1.0, 2.0, 4.0])
     patience: int = 3  # target "advantage": stop after this many epochs without a lower held-out loss (0: never)
+    # target "advantage": how the margin is chosen. "holdout": the best held-out gain of the labels (it assumes
+    # Greedy after a single departure); "tournament": the best mean of a short duplicate tournament of the
+    # fitted policy at each margin, in one seat against Greedy (train/distill.py: choose_margin_by_tournament)
+    margin_by: str = "holdout"
+    margin_deals: int = 300  # margin_by "tournament": its duplicate deals (own seed: MARGIN_SEED + run.seed)
 
 
 @dataclass
@@ -470,6 +475,12 @@ def _check_distill(c: TrainConfig, source: str, agents: list) -> None:
                             for m in d.margins):
         _fail(w("margins"), f"must be a non-empty list of numbers >= 0 (points), got {d.margins!r}")
     _positive(w("patience"), d.patience, allow_zero=True)
+    if d.margin_by not in ("holdout", "tournament"):
+        _fail(w("margin_by"), f"must be 'holdout' (the labels' held-out gain) or 'tournament' (a short duplicate "
+                              f"tournament against Greedy), got {d.margin_by!r}")
+    _positive(w("margin_deals"), d.margin_deals)
+    if d.margin_by == "tournament" and d.target != "advantage":
+        _fail(w("margin_by"), f"'tournament' chooses the margin of target 'advantage', not of {d.target!r}")
     _positive(w("temperature"), d.temperature)
     if d.labels_from and not Path(d.labels_from).is_file():
         _fail(w("labels_from"), f"no labels file at {d.labels_from!r} (a run's distill/labels.npz, or \"\" to collect)")
