@@ -20,7 +20,9 @@ from nos_env.family.engine import FamilyGame
 from train.config import ConfigError, from_dict
 from train.distill import (advantage_loss, behaviour_clone, choose_margin, collect_labels, held_out_gain,
                            margin_choices, raw_observation_size)
-from train.rollout_advantage import (RolloutLabeler, advantages, collect_advantage_labels, greedy_moves)
+from nos_env.family_backends import new_engine, seed_and_reset
+from train.rollout_advantage import (RolloutLabeler, advantages, collect_advantage_labels, continuation_greedy,
+                                     greedy_moves)
 from train.selfplay import OpponentPool, SelfPlayVecEnv
 
 
@@ -63,9 +65,9 @@ def _decision(game: str, seed: int, minimum: int):
     rules = rules_of(game)
     tables = tables_class(game)(game, 1, num_players=4, seed=0, observation_dtype="float32", threads=1,
                                 **family_options(game, {}))
-    tables.seed_tables([0], [seed])
-    reference = FamilyGame(rules, seed=seed)
-    greedy = FamilyGreedyAgent(rules, seed=0)
+    seed_and_reset(tables, [0], [seed])  # Blind's tables deal a new seed at the next deal
+    reference = new_engine(game, rules, seed)  # Blind's own engine, the family's FamilyGame
+    greedy = continuation_greedy(rules)
     steps = 0
     while True:
         seat = int(tables.current_player[0])
@@ -83,14 +85,18 @@ def _decision(game: str, seed: int, minimum: int):
         steps += 1
 
 
-@pytest.mark.parametrize("game,seed", [("fours", 3), ("draw", 8), ("fives_and_threes", 5)])
-def test_each_label_is_the_reference_engines_outcome_of_the_move_then_greedy(game, seed):
-    rules, tables, reference, seat = decision_with_choices(game, seed)
-    labeler = RolloutLabeler(rules, capacity=3)  # fewer rows than moves: several passes
+@pytest.mark.parametrize("game,seed,minimum", [("fours", 3, 3), ("draw", 8, 3), ("fives_and_threes", 5, 3),
+                                               ("five_up", 4, 3), ("blind", 49, 2)])
+def test_each_label_is_the_reference_engines_outcome_of_the_move_then_greedy(game, seed, minimum):
+    # Blind's decisions are which end a turned-up tile goes on (two moves), played on its own
+    # engine, every seat's continuation by Blind's own Greedy.
+    rules, tables, reference, seat = decision_with_choices(game, seed, minimum)
+    labeler = RolloutLabeler(rules, capacity=minimum)  # fewer rows than moves: several passes
     values = labeler.values(tables, np.array([0]), np.array([seat]))[0]
     legal = tables.legal_actions(0)
     assert np.isnan(np.delete(values, legal)).all()
-    greedy = FamilyGreedyAgent(rules, seed=0)
+    greedy = continuation_greedy(rules)
+    assert type(greedy).__name__ == ("BlindGreedyAgent" if game == "blind" else "FamilyGreedyAgent")
     by_hand = {int(a): reference_playout(reference, int(a), seat, greedy) for a in legal}
     assert values[legal] == pytest.approx(np.array([by_hand[int(a)] for a in legal]), abs=1e-5)
     # The moves are worth different amounts (else the labels would teach nothing), and the

@@ -43,7 +43,12 @@ MAX_PLAYOUT_STEPS = 2000
 
 
 def continuation_greedy(rules):
-    """The game's Greedy agent (Mexican Train has its own), which plays every seat of the playouts."""
+    """The game's Greedy agent (Mexican Train and Blind have their own), which plays every seat of
+    the playouts."""
+    if rules.game == "blind":
+        from agents.family.blind import BlindGreedyAgent
+
+        return BlindGreedyAgent(rules, seed=0)
     if rules.game == "mexican_train":
         from agents.family.mexican_train import MexicanTrainGreedyAgent
 
