@@ -4,6 +4,7 @@ self-play environment's relative points, and the shipped per-game configs."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -82,8 +83,13 @@ def test_advantage_configs_state_their_result_and_evaluation(path):
     assert "Result" in header and "Greedy" in header
     if "BEATS Greedy" in header:
         assert f"nos-tournament --game {c.env.game}" in header and "greedy greedy greedy" in header
+        # The fresh-deal figure: its 95% interval clear of zero.
+        found = re.search(r"([+-]\d+\.\d+) \+- (\d+\.\d+) on 2,000 fresh deals", header)
+        assert found, "a config that beats Greedy states its result on 2,000 fresh deals as '+x +- y'"
+        assert float(found.group(1)) - float(found.group(2)) > 0
     else:
         assert "NOT beat Greedy" in header
+    assert path.stem == f"{c.env.game}_advantage"  # one config a game, named by it
 
 
 def test_self_play_rewards_are_relative_points():

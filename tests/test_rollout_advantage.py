@@ -20,7 +20,9 @@ from nos_env.family.engine import FamilyGame
 from train.config import ConfigError, from_dict
 from train.distill import (advantage_loss, behaviour_clone, choose_margin, collect_labels, held_out_gain,
                            margin_choices, raw_observation_size)
-from train.rollout_advantage import (RolloutLabeler, advantages, collect_advantage_labels, greedy_moves)
+from nos_env.family_backends import new_engine, seed_and_reset
+from train.rollout_advantage import (RolloutLabeler, advantages, collect_advantage_labels, continuation_greedy,
+                                     greedy_moves)
 from train.selfplay import OpponentPool, SelfPlayVecEnv
 
 
@@ -63,9 +65,9 @@ def _decision(game: str, seed: int, minimum: int):
     rules = rules_of(game)
     tables = tables_class(game)(game, 1, num_players=4, seed=0, observation_dtype="float32", threads=1,
                                 **family_options(game, {}))
-    tables.seed_tables([0], [seed])
-    reference = FamilyGame(rules, seed=seed)
-    greedy = FamilyGreedyAgent(rules, seed=0)
+    seed_and_reset(tables, [0], [seed])  # Blind's tables deal a new seed at the next deal
+    reference = new_engine(game, rules, seed)  # Blind's own engine, the family's FamilyGame
+    greedy = continuation_greedy(rules)
     steps = 0
     while True:
         seat = int(tables.current_player[0])
@@ -83,14 +85,18 @@ def _decision(game: str, seed: int, minimum: int):
         steps += 1
 
 
-@pytest.mark.parametrize("game,seed", [("fours", 3), ("draw", 8), ("fives_and_threes", 5)])
-def test_each_label_is_the_reference_engines_outcome_of_the_move_then_greedy(game, seed):
-    rules, tables, reference, seat = decision_with_choices(game, seed)
-    labeler = RolloutLabeler(rules, capacity=3)  # fewer rows than moves: several passes
+@pytest.mark.parametrize("game,seed,minimum", [("fours", 3, 3), ("draw", 8, 3), ("fives_and_threes", 5, 3),
+                                               ("five_up", 4, 3), ("blind", 49, 2)])
+def test_each_label_is_the_reference_engines_outcome_of_the_move_then_greedy(game, seed, minimum):
+    # Blind's decisions are which end a turned-up tile goes on (two moves), played on its own
+    # engine, every seat's continuation by Blind's own Greedy.
+    rules, tables, reference, seat = decision_with_choices(game, seed, minimum)
+    labeler = RolloutLabeler(rules, capacity=minimum)  # fewer rows than moves: several passes
     values = labeler.values(tables, np.array([0]), np.array([seat]))[0]
     legal = tables.legal_actions(0)
     assert np.isnan(np.delete(values, legal)).all()
-    greedy = FamilyGreedyAgent(rules, seed=0)
+    greedy = continuation_greedy(rules)
+    assert type(greedy).__name__ == ("BlindGreedyAgent" if game == "blind" else "FamilyGreedyAgent")
     by_hand = {int(a): reference_playout(reference, int(a), seat, greedy) for a in legal}
     assert values[legal] == pytest.approx(np.array([by_hand[int(a)] for a in legal]), abs=1e-5)
     # The moves are worth different amounts (else the labels would teach nothing), and the
@@ -234,6 +240,33 @@ def test_the_fit_leaves_greedy_toward_positive_advantages_only(worth):
         pytest.approx(chosen["gain"])
 
 
+def test_the_margin_tournament_keeps_the_best_played_margin_the_largest_of_equals():
+    from test_distill import hinted_env, hinted_policy
+
+    from train.distill import choose_margin_by_tournament, hint_weight_of
+
+    env = hinted_env(tables=8)
+    policy = hinted_policy(env)  # untrained: its own logits are near 0, its hint decides
+    chosen = choose_margin_by_tournament(policy, [0.0, 60.0, 100.0], 1.0, deals=40, num_players=4, game="fours",
+                                         game_options=family_options("fours", {}), seed=11)
+    gains = {r["margin"]: r["gain"] for r in chosen["margins"]}
+    # Margin 0: the untrained logits' argmax, a poor player, loses clearly to Greedy.
+    assert gains[0.0] < -2.0 and chosen["margins"][0]["ci95"] > 0
+    # A margin far above the logits makes the policy play its hint, Greedy (its hinter seeded as the
+    # evaluation seeds the model): exactly what Greedy itself gains in that seat on those deals.
+    seat = FamilyGreedyAgent(rules_of("fours"), seed=11)
+    seat.name = "model"
+    alone = run_tournament([seat, "greedy", "greedy", "greedy"], 40, seed=11, game="fours", progress=False,
+                           num_threads=1).summary()["head_to_head_by_name"]["model vs greedy"]["mean_difference"]
+    assert gains[60.0] == gains[100.0] == pytest.approx(alone, abs=1e-12)
+    assert gains[100.0] > gains[0.0]
+    # Equal gains: the larger margin (fewer departures); the policy keeps it as its hint weight.
+    assert chosen["margin"] == 100.0 and chosen["gain"] == gains[100.0]
+    assert float(hint_weight_of(policy).detach()) == 100.0 and chosen["hint_weight"] == 100.0
+    with pytest.raises(ValueError, match="deals >= 1"):
+        choose_margin_by_tournament(policy, [0.0], 1.0, deals=0, num_players=4, game="fours")
+
+
 def test_margin_choices_and_held_out_gain():
     predicted = np.array([[0.0, 1.5, 0.7], [0.0, -1.0, 0.2], [3.0, 0.0, 9.0]])
     masks = np.array([[True, True, True], [True, True, False], [True, True, False]])
@@ -257,6 +290,12 @@ def test_margin_choices_and_held_out_gain():
     ({"teacher": "rollout_advantage", "target": "advantage", "margins": [0.5, -1]}, {},
      "distill.margins: must be a non-empty list of numbers >= 0"),
     ({"teacher": "rollout_advantage", "target": "advantage", "patience": -1}, {}, "distill.patience: must be >= 0"),
+    ({"teacher": "rollout_advantage", "target": "advantage", "margin_by": "play"}, {},
+     "distill.margin_by: must be 'holdout' (the labels' held-out gain) or 'tournament'"),
+    ({"teacher": "rollout_advantage", "target": "advantage", "margin_by": "tournament", "margin_deals": 0}, {},
+     "distill.margin_deals: must be positive"),
+    ({"teacher": "search", "target": "values", "margin_by": "tournament"}, {},
+     "distill.margin_by: 'tournament' chooses the margin of target 'advantage', not of 'values'"),
     ({"teacher": "rollout_advantage", "target": "advantage", "teacher_options": {"rollouts": 3}}, {},
      "rollout_advantage takes only capacity"),
     ({"teacher": "rollout_advantage", "target": "advantage", "teacher_options": {"capacity": 0}}, {},
@@ -275,6 +314,30 @@ def test_rollout_advantage_is_measured_against_each_games_hint():
     c = from_dict({"env": {"game": "draw", "greedy_hint": True}, "run": {"total_timesteps": 0},
                    "distill": {"teacher": "rollout_advantage", "target": "advantage"}})
     assert c.distill.margins == [0.0, 0.25, 0.5, 1.0, 2.0, 4.0] and c.distill.patience == 3
+    assert c.distill.margin_by == "holdout" and c.distill.margin_deals == 300  # the configs before it reproduce
+
+
+def test_tiny_rollout_advantage_run_chooses_its_margin_by_tournament(tmp_path):
+    from train.cli import main as train_main
+
+    path = tmp_path / "tiny.yaml"
+    path.write_text(
+        f"run: {{name: tiny, total_timesteps: 0, output_dir: {tmp_path}}}\n"
+        "env: {game: draw, num_envs: 16, greedy_hint: true, num_threads: 1}\n"
+        "opponents: {baselines: {greedy: 1.0}}\n"
+        "ppo: {n_steps: 4, batch_size: 32, n_epochs: 1}\n"
+        "distill: {teacher: rollout_advantage, target: advantage, temperature: 2.0, decisions: 200, num_envs: 32, "
+        "epochs: 2, batch_size: 64, margins: [0.0, 50.0], margin_by: tournament, margin_deals: 6}\n"
+        "eval: {every: 0, final_deals: 2, final_opponents: [greedy]}\n"
+        "output: {checkpoint_every: 0, tensorboard: false, progress_bar: false}\n")
+    train_main(["--config", str(path)])
+    run = tmp_path / "tiny"
+    margin = json.loads((run / "distill" / "summary.json").read_text())["margin"]
+    assert margin["by"] == "tournament" and margin["deals"] == 6 and [r["margin"] for r in margin["margins"]] == \
+        [0.0, 50.0]
+    assert margin["margin"] == max(margin["margins"], key=lambda r: (r["gain"], r["margin"]))["margin"]
+    assert margin["holdout"]["margin"] in (0.0, 50.0)  # the held-out choice, kept beside it
+    assert "chosen by a duplicate tournament against greedy (6 deals of seed 3000017" in (run / "report.md").read_text()
 
 
 def test_tiny_rollout_advantage_run_collects_fits_chooses_a_margin_and_plays(tmp_path):
@@ -303,18 +366,21 @@ def test_tiny_rollout_advantage_run_collects_fits_chooses_a_margin_and_plays(tmp
     assert len(r.deal) == 8
 
 
-@pytest.mark.parametrize("game", ["draw", "block", "fours", "cross", "matador", "chickenfoot"])
+@pytest.mark.parametrize("game", ["draw", "block", "fours", "cross", "matador", "chickenfoot", "all_fives",
+                                  "fives_and_threes", "five_up", "bergen", "double_nine_cross"])
 def test_greedy_on_the_legal_moves_only_is_greedys_best_move(game):
-    # The playouts score Greedy on each row's legal moves only (Chickenfoot's action space is
-    # wide); it must pick exactly what Greedy's full scores pick (the lowest id of equals).
-    from train.rollout_advantage import legal_greedy_moves
+    # The playouts score Greedy on each row's legal moves only (Chickenfoot's and Five Up's action
+    # spaces are wide); it must pick exactly what Greedy's full scores pick (the lowest id of
+    # equals), the scoring games' points at once included.
+    from agents.family.greedy import SCORING_GAMES
+    from train.rollout_advantage import legal_greedy_moves, legal_immediate_points
 
     rules = rules_of(game)
     tables = tables_class(game)(game, 64, num_players=4, seed=3, observation_dtype="float32", threads=1,
                                 **family_options(game, {}))
     greedy = FamilyGreedyAgent(rules, seed=0)
     rng = np.random.default_rng(7)
-    compared = departed = 0
+    compared = departed = scored = 0
     for _ in range(60):
         masks = tables.masks.copy()
         live = np.flatnonzero(masks.sum(axis=1) > 0)
@@ -323,9 +389,16 @@ def test_greedy_on_the_legal_moves_only_is_greedys_best_move(game):
         full[masks[live] == 0] = -np.inf
         expected = full.argmax(axis=1)
         assert np.array_equal(legal_greedy_moves(greedy, obs, masks[live]), expected)
+        if game in SCORING_GAMES:  # the points at once, pair by pair, as the full scores have them
+            row, action = np.nonzero(masks[live])
+            outward = greedy.view.outward(obs)[row, action]
+            points = legal_immediate_points(greedy, obs, row, action, outward)
+            assert np.array_equal(points, greedy.immediate_points(obs)[row, action])
+            scored += int((points > 0).sum())
         choices = masks[live].sum(axis=1) > 1
         compared += int(choices.sum())
         departed += int((expected[choices] != masks[live][choices].argmax(axis=1)).sum())  # not just the first legal
         actions = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks], np.int64)
         tables.step(actions, observe=False, autoreset=True)
     assert compared > 300 and departed > 50
+    assert game not in SCORING_GAMES or scored > 50

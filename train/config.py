@@ -166,6 +166,11 @@ class DistillConfig:
     # rollout_advantage in Nos: label only the decisions of these phases (e.g. [set, announce], the
     # openings, where a search gains most over Tactics); empty: every decision
     phases: list = field(default_factory=list)
+    # target "advantage": how the margin is chosen. "holdout": the best held-out gain of the labels (it assumes
+    # Greedy after a single departure); "tournament": the best mean of a short duplicate tournament of the
+    # fitted policy at each margin, in one seat against Greedy (train/distill.py: choose_margin_by_tournament)
+    margin_by: str = "holdout"
+    margin_deals: int = 300  # margin_by "tournament": its duplicate deals (own seed: MARGIN_SEED + run.seed)
 
 
 @dataclass
@@ -497,6 +502,12 @@ def _check_distill(c: TrainConfig, source: str, agents: list) -> None:
                                f"distill.teacher {ROLLOUT_TEACHER}, or leave phases empty")
         if not isinstance(d.phases, list) or any(p not in PHASES[:-1] for p in d.phases):
             _fail(w("phases"), f"must be a list of Nos phases ({', '.join(PHASES[:-1])}), got {d.phases!r}")
+    if d.margin_by not in ("holdout", "tournament"):
+        _fail(w("margin_by"), f"must be 'holdout' (the labels' held-out gain) or 'tournament' (a short duplicate "
+                              f"tournament against Greedy), got {d.margin_by!r}")
+    _positive(w("margin_deals"), d.margin_deals)
+    if d.margin_by == "tournament" and d.target != "advantage":
+        _fail(w("margin_by"), f"'tournament' chooses the margin of target 'advantage', not of {d.target!r}")
     _positive(w("temperature"), d.temperature)
     if d.labels_from and not Path(d.labels_from).is_file():
         _fail(w("labels_from"), f"no labels file at {d.labels_from!r} (a run's distill/labels.npz, or \"\" to collect)")

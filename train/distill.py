@@ -374,6 +374,45 @@ def choose_margin(policy, data: dict, margins, holdout: float, temperature: floa
             "hint_weight": float(weight.detach())}
 
 
+#: The margin tournament deals from ``MARGIN_SEED + run.seed``: never the periodic evaluations'
+#: (``EVAL_SEED``), the final report's (``EVAL_SEED + 1``) or the fresh-deal checks' (seed 77).
+MARGIN_SEED = 3_000_017
+
+
+def choose_margin_by_tournament(policy, margins, temperature: float, deals: int, num_players: int, game: str,
+                                game_options: dict | None = None, seed: int = MARGIN_SEED, opponent: str = "greedy",
+                                num_threads: int | str | None = 1) -> dict:
+    """Pick the margin (points) by play instead of by the labels: at each margin the fitted policy
+    (deterministic, hint weight margin / temperature) plays a duplicate tournament of ``deals``
+    deals in one seat against ``opponent`` in the others, the same deals for every margin, and the
+    margin of best mean difference (model minus the opponent's seats, points a hand) is kept, the
+    largest of equals (fewer departures for the same gain).
+
+    Why: :func:`choose_margin` scores each departure as if Greedy played the rest of the hand; a
+    policy that departs often meets positions the labels never saw, and the held-out choice
+    overrated Chickenfoot's margin 0 (docs/family.md). A tournament measures the policy as it
+    plays. Returns what each margin gained, with its 95% interval."""
+    from .evaluation import evaluate
+
+    if deals < 1:
+        raise ValueError(f"the margin tournament needs deals >= 1, got {deals}")
+    weight = hint_weight_of(policy)
+    table = []
+    for m in margins:
+        with th.no_grad():
+            weight.fill_(float(m) / temperature)
+        result = evaluate(policy, opponent, deals, num_players, seed=seed, num_threads=num_threads, game=game,
+                          game_options=game_options)
+        table.append({"margin": float(m), "gain": float(result["difference"]),
+                      "ci95": float(result["difference_ci95"])})
+    chosen = max(table, key=lambda r: (r["gain"], r["margin"]))
+    with th.no_grad():
+        weight.fill_(chosen["margin"] / temperature)
+    return {"by": "tournament", "deals": deals, "seed": seed, "opponent": opponent, "margins": table,
+            "margin": chosen["margin"], "gain": chosen["gain"], "ci95": chosen["ci95"],
+            "hint_weight": float(weight.detach())}
+
+
 def _progress(total: int, every: float = 60.0):
     """A collection log that prints a line a minute (a teacher such as Search labels tens a second)."""
     last = [0.0]
@@ -432,6 +471,11 @@ def distill_policy(config, policy, run_dir, make_env) -> dict:
     margin = None
     if d.target == "advantage":
         margin = choose_margin(policy, data, d.margins, d.holdout, d.temperature)
+        if d.margin_by == "tournament":  # the held-out gains are kept beside it, for the comparison
+            margin = {**choose_margin_by_tournament(
+                policy, d.margins, d.temperature, d.margin_deals, config.env.num_players, config.env.game,
+                game_options=config.env.game_options, seed=MARGIN_SEED + config.run.seed,
+                num_threads=config.env.num_threads), "holdout": margin}
     hinted = data["hint"] >= 0
     nos = config.env.game == "nos"
     summary = {"teacher": d.teacher, "teacher_options": d.teacher_options, "target": d.target,
@@ -458,11 +502,17 @@ def label_decisions(env, decisions: int, choose, illegal, log=None, keep=None) -
     only the rows it keeps) are kept: ``obs`` (float32),
     ``masks``, ``actions``, ``values`` when ``choose`` gives them, and ``seconds``. An illegal
     choice raises RuntimeError with ``illegal(actions, masks)``'s message, before the step."""
-    kept_obs, kept_masks, kept_actions, kept_values = [], [], [], []
-    count = 0
+    # The kept decisions fill arrays of the final size as they come (no list to concatenate: a
+    # million double-nine labels hold 17 GB, and a concatenation would need it twice).
     start = time.perf_counter()
     obs = env.reset()
     rows = np.arange(env.num_envs)
+    masks = env.action_masks()
+    kept_obs = np.empty((decisions, obs.shape[1]), np.float32)
+    kept_masks = np.empty((decisions, masks.shape[1]), masks.dtype)
+    kept_actions = np.empty(decisions, np.int64)
+    kept_values = None
+    count = 0
     while count < decisions:
         masks = env.action_masks()
         eligible = masks.sum(axis=1) > 1
@@ -472,18 +522,20 @@ def label_decisions(env, decisions: int, choose, illegal, log=None, keep=None) -
         actions, values = choose(obs, masks, take)
         if not masks[rows, actions].all():
             raise RuntimeError(illegal(actions, masks))
+        part = slice(count, count + len(take))
         if values is not None:
-            kept_values.append(values)
-        kept_obs.append(obs[take].astype(np.float32, copy=True))
-        kept_masks.append(masks[take].copy())
-        kept_actions.append(actions[take].copy())
+            if kept_values is None:
+                kept_values = np.full((decisions, values.shape[1]), np.nan, np.float32)
+            kept_values[part] = values
+        kept_obs[part] = obs[take]
+        kept_masks[part] = masks[take]
+        kept_actions[part] = actions[take]
         count += len(take)
         if log is not None:
             log(count, time.perf_counter() - start)
         env.step_async(actions)
         obs, _, _, _ = env.step_wait()
-    data = {"obs": np.concatenate(kept_obs), "masks": np.concatenate(kept_masks),
-            "actions": np.concatenate(kept_actions), "seconds": time.perf_counter() - start}
-    if kept_values:
-        data["values"] = np.concatenate(kept_values)
+    data = {"obs": kept_obs, "masks": kept_masks, "actions": kept_actions, "seconds": time.perf_counter() - start}
+    if kept_values is not None:
+        data["values"] = kept_values
     return data

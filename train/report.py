@@ -75,6 +75,17 @@ def _distill_lines(summary: dict | None) -> list[str]:
         kept, margin = summary["kept"], summary["margin"]
         hint, unit = summary.get("hint", "Greedy"), summary.get("unit", "points")
         hints = hint + ("'" if hint.endswith("s") else "'s")  # Greedy's, Tactics'
+        if margin.get("by") == "tournament":
+            gains = ", ".join(f"{r['margin']:g}: {r['gain']:+.2f} ± {r['ci95']:.2f}" for r in margin["margins"])
+            held = margin["holdout"]
+            chosen = (f"margin {margin['margin']} {unit}, chosen by a duplicate tournament against {margin['opponent']} "
+                      f"({margin['deals']:,} deals of seed {margin['seed']}; points a hand by margin: {gains}); on the "
+                      f"held-out labels it would have been {held['margin']} points (gain "
+                      f"{held['gain']:+.3f} per decision)")
+            return [f"- distilled from {summary['teacher']}, the advantages over {hints} move (temperature "
+                    f"{summary['temperature']} {unit}): {summary['labels']:,} labels in "
+                    f"{summary['collect_seconds']:.0f} s; kept epoch {kept['epoch']} (held-out loss "
+                    f"{kept['holdout_loss']:.4f}, before {summary['first']['holdout_loss']:.4f}); {chosen}"]
         return [f"- distilled from {summary['teacher']}, the advantages over {hints} move (temperature "
                 f"{summary['temperature']} {unit}): {summary['labels']:,} labels in {summary['collect_seconds']:.0f} s; "
                 f"kept epoch {kept['epoch']} (held-out loss {kept['holdout_loss']:.4f}, before {summary['first']['holdout_loss']:.4f}); "

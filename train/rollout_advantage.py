@@ -43,7 +43,12 @@ MAX_PLAYOUT_STEPS = 2000
 
 
 def continuation_greedy(rules):
-    """The game's Greedy agent (Mexican Train has its own), which plays every seat of the playouts."""
+    """The game's Greedy agent (Mexican Train and Blind have their own), which plays every seat of
+    the playouts."""
+    if rules.game == "blind":
+        from agents.family.blind import BlindGreedyAgent
+
+        return BlindGreedyAgent(rules, seed=0)
     if rules.game == "mexican_train":
         from agents.family.mexican_train import MexicanTrainGreedyAgent
 
@@ -56,11 +61,11 @@ def continuation_greedy(rules):
 def greedy_moves(agent, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
     """Greedy's move in each row, ties going to the lowest action id: Greedy's own scores
     without its seeded random tie-break, so that a playout is a function of the table alone.
-    The family's Greedy in a game without play scores is scored on the legal moves only
-    (:func:`legal_greedy_moves`, the same moves: Chickenfoot's action space is wide)."""
-    from agents.family.greedy import SCORING_GAMES, FamilyGreedyAgent
+    The family's Greedy is scored on the legal moves only (:func:`legal_greedy_moves`, the same
+    moves: Chickenfoot's and Five Up's action spaces are wide, a few moves of them legal)."""
+    from agents.family.greedy import FamilyGreedyAgent
 
-    if type(agent) is FamilyGreedyAgent and agent.rules.game not in SCORING_GAMES:
+    if type(agent) is FamilyGreedyAgent:
         return legal_greedy_moves(agent, obs, masks)
     score = np.asarray(agent.scores(obs, masks), np.float64).copy()
     score[np.asarray(masks) == 0] = -np.inf
@@ -69,9 +74,10 @@ def greedy_moves(agent, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
 
 def legal_greedy_moves(agent, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
     """:meth:`agents.family.greedy.FamilyGreedyAgent.scores`' best legal move (the lowest id of
-    equals) in a game without play scores, computed for each row's legal moves only instead of
-    every action: the same terms (pips, double bonus, the set's double bonus, following, Matador's
-    kept matadors, Chickenfoot's [0-0], going out, draw and pass last), the same sums."""
+    equals), computed for each row's legal moves only instead of every action: the same terms
+    (pips, double bonus, the set's double bonus, following, Matador's kept matadors,
+    Chickenfoot's [0-0], the points a play scores at once in the scoring games
+    (:func:`legal_immediate_points`), going out, draw and pass last), the same sums."""
     from agents.family import greedy as G
     from agents.family.view import DRAW, PASS, PLAY, SET
 
@@ -101,6 +107,8 @@ def legal_greedy_moves(agent, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         score = score - np.where(play, G.KEEP_MATADOR * G.matador_mask(v)[tile], 0.0)
     if agent.rules.game == "chickenfoot":
         score = score + np.where(play & (tile == v.index[(0, 0)]), G.CHICKENFOOT_ZERO_ZERO, 0.0)
+    if agent.rules.game in G.SCORING_GAMES:
+        score = score + G.POINT * legal_immediate_points(agent, obs, row, action, outward)
     last = hand.sum(axis=1) == 1
     score = score + np.where(play & last[row], G.GO_OUT, 0.0)
     score = np.where(kind == DRAW, -1000.0, np.where(kind == PASS, -2000.0, score))
@@ -122,6 +130,51 @@ def make_labeler(env, capacity: int = 4096):
 
         return TacticsRolloutLabeler(env.tables.num_players, capacity)
     return RolloutLabeler(env.tables.rules, capacity)
+
+
+
+def legal_immediate_points(agent, obs: np.ndarray, row: np.ndarray, action: np.ndarray,
+                           outward: np.ndarray) -> np.ndarray:
+    """:meth:`agents.family.greedy.FamilyGreedyAgent.immediate_points` for the (row, action) pairs
+    given only (the legal moves): the points a play or a set scores at once by the page's formula
+    on the open ends after it (AF/FT/FU end counts, Bergen's headers); 0 for draws and passes.
+    ``outward``: the number each pair's play leaves open (-1: not a play or no such arm)."""
+    from agents.family import greedy as G
+    from agents.family.view import PLAY, SET
+
+    v, game = agent.view, agent.rules.game
+    kind, tile = v.KIND[action], np.maximum(v.TILE[action], 0)
+    a = np.maximum(v.ARM[action], 0)
+    exists = v.slice(obs, "arm_exists") > 0
+    nonempty = exists & (v.slice(obs, "arm_count") > 0)  # [B, A]
+    open_end = v.slice(obs, "arm_open").argmax(axis=2)
+    dbl = (v.slice(obs, "arm_double_end") > 0) & nonempty
+    set_block = v.slice(obs, "set_tile")
+    has_set = set_block.any(axis=1)
+    st = np.where(has_set, set_block.argmax(axis=1), 0)
+    p, q, set_double = v.LOW[st][row], v.HIGH[st][row], v.IS_DOUBLE[st][row]
+    tile_double = v.IS_DOUBLE[tile].astype(bool)
+    o = outward
+
+    def ends_after(which):
+        placed = a == which
+        empty_after = ~nonempty[row, which] & ~placed
+        return np.where(placed, o, np.where(empty_after, p if which == 0 else q, open_end[row, which])), empty_after
+
+    x0, e0 = ends_after(0)
+    x1, e1 = ends_after(1)
+    if game == "bergen":
+        d0 = np.where(a == 0, tile_double, dbl[row, 0] & ~e0)
+        d1 = np.where(a == 1, tile_double, dbl[row, 1] & ~e1)
+        score = np.where(x0 == x1, np.where(d0 | d1, 3, 2), 0)
+        set_score = np.where(v.IS_DOUBLE[tile], 2, 0)
+    else:
+        value = np.where(nonempty, np.where(dbl, 2 * open_end, open_end), 0)  # [B, A]
+        total = value.sum(axis=1)[row] - value[row, a] + o * (1 + tile_double)
+        set_part = np.where(set_double, np.where(e0 | e1, 2 * p, 0), p * e0 + q * e1)
+        score = G.play_score(game, total + np.where(has_set[row], set_part, 0))
+        set_score = G.play_score(game, v.PIPS[tile])
+    return np.where((kind == PLAY) & (o >= 0), score, np.where(kind == SET, set_score, 0)).astype(np.float64)
 
 
 def snapshot_names(tables) -> list[str]:
