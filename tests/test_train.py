@@ -102,10 +102,23 @@ def test_policy_refuses_observations_of_the_wrong_size():
 
 
 # ------------------------------------------------------------------- configs
-@pytest.mark.parametrize("name", ["quick", "quick_fast", "full", "smoke"])
+@pytest.mark.parametrize("name", ["quick", "quick_fast", "full", "smoke", "nos_openings"])
 def test_shipped_configs_load(name):
     config = load_config(ROOT / "configs" / f"{name}.yaml")
     assert config.run.name == name
+
+
+def test_nos_openings_fits_the_openings_and_keeps_tactics_elsewhere():
+    """configs/nos_openings.yaml (docs/training.md, "A model against Search"): exact advantages over
+    Tactics at the set and the announcement only, and the hint played at every other decision:
+    the hint_kept blocks are exactly the actions outside the openings' phases."""
+    from nos_env.encoding import ACTION_BLOCKS
+
+    c = load_config(ROOT / "configs" / "nos_openings.yaml")
+    assert (c.distill.teacher, c.distill.target, c.env.tactics_hint) == ("rollout_advantage", "advantage", True)
+    assert c.distill.phases == ["set", "announce"] and c.run.total_timesteps == 0
+    opening_blocks = {"set", "draw", "announce"}  # the set phase's set and draw, the announce phase's
+    assert set(c.policy.hint_kept) == set(ACTION_BLOCKS) - opening_blocks
 
 
 def test_quick_fast_is_quick_on_two_cores():
