@@ -189,8 +189,48 @@ def copy_rows(source, source_rows: np.ndarray, target, target_rows: np.ndarray, 
         getattr(target, name)[target_rows] = getattr(source, name)[source_rows]
 
 
-class RolloutLabeler:
-    """Plays every legal move of given decisions to the end of the hand, everyone on Greedy after it.
+class PlayoutLabeler:
+    """What every labeller shares: :meth:`values` checks the decisions and plays every legal move
+    of them in passes of at most ``capacity`` scratch rows (one row per (decision, move)); a
+    labeller says which tables it takes (:meth:`_check_tables`) and how a pass is played out
+    (:meth:`_play`: the acting seats' values after the moves)."""
+
+    capacity: int
+
+    def values(self, tables, rows, seats) -> np.ndarray:
+        """float32 [len(rows), num_actions]: for each decision (table ``rows[i]`` of ``tables``,
+        ``seats[i]`` to move there) and each legal move, the seat's value of the rest of the hand
+        when it plays the move and then everyone plays the labeller's continuation; NaN where the
+        move is illegal. ``tables`` is not changed."""
+        self._check_tables(tables)
+        rows = np.asarray(rows, np.int64)
+        seats = np.asarray(seats, np.int64)
+        if rows.shape != seats.shape or rows.ndim != 1:
+            raise ValueError("rows and seats must be 1-D arrays of the same length")
+        to_move = np.asarray(tables.current_player)[rows]
+        if (to_move != seats).any():
+            i = int(np.flatnonzero(to_move != seats)[0])
+            raise ValueError(f"seat {seats[i]} is not to move at table {rows[i]} (seat {to_move[i]} is)")
+        masks = np.asarray(tables.masks)[rows] != 0
+        out = np.full(masks.shape, np.nan, np.float32)
+        decision, move = np.nonzero(masks)  # one playout per (decision, legal move)
+        for first in range(0, len(decision), self.capacity):
+            part = slice(first, first + self.capacity)
+            d, a = decision[part], move[part]
+            out[d, a] = self._play(tables, rows[d], seats[d], a)
+        return out
+
+    def _check_tables(self, tables) -> None:
+        raise NotImplementedError
+
+    def _play(self, tables, source_rows: np.ndarray, seats: np.ndarray, moves: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+
+class RolloutLabeler(PlayoutLabeler):
+    """Plays every legal move of given decisions to the end of the hand, everyone on Greedy after it:
+    a move's value (:meth:`values`) is the seat's relative points (its points minus the mean of the
+    others') from the decision to the end of the hand.
 
     ``capacity``: rows of the scratch tables (one row per (decision, move)); more candidates than
     that are played in several passes."""
@@ -208,29 +248,9 @@ class RolloutLabeler:
         self.names = snapshot_names(self.scratch)
         self.playout_steps = 0  # batched engine steps taken, for the speed figures
 
-    def values(self, tables, rows, seats) -> np.ndarray:
-        """float32 [len(rows), num_actions]: for each decision (table ``rows[i]`` of ``tables``,
-        ``seats[i]`` to move there) and each legal move, the seat's relative points from this
-        decision to the end of the hand when it plays the move and then everyone plays Greedy;
-        NaN where the move is illegal. ``tables`` is not changed."""
+    def _check_tables(self, tables) -> None:
         if tables.rules != self.rules:
             raise ValueError(f"these tables play {tables.rules.game} with other rules than the labeler's")
-        rows = np.asarray(rows, np.int64)
-        seats = np.asarray(seats, np.int64)
-        if rows.shape != seats.shape or rows.ndim != 1:
-            raise ValueError("rows and seats must be 1-D arrays of the same length")
-        to_move = np.asarray(tables.current_player)[rows]
-        if (to_move != seats).any():
-            i = int(np.flatnonzero(to_move != seats)[0])
-            raise ValueError(f"seat {seats[i]} is not to move at table {rows[i]} (seat {to_move[i]} is)")
-        masks = np.asarray(tables.masks)[rows] != 0
-        out = np.full(masks.shape, np.nan, np.float32)
-        decision, move = np.nonzero(masks)  # one playout per (decision, legal move)
-        for first in range(0, len(decision), self.capacity):
-            part = slice(first, first + self.capacity)
-            d, a = decision[part], move[part]
-            out[d, a] = self._play(tables, rows[d], seats[d], a)
-        return out
 
     def _play(self, tables, source_rows: np.ndarray, seats: np.ndarray, moves: np.ndarray) -> np.ndarray:
         """The seats' relative points after ``moves`` (one per copied row) and Greedy to the hand's end."""

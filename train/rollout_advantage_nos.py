@@ -26,14 +26,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from .rollout_advantage import PlayoutLabeler
+
 #: Scratch batches are made in multiples of this many rows (fewer sizes than decision counts;
 #: the padding rows repeat the last copy and are dropped).
 ROW_QUANTUM = 256
 
 
-class TacticsRolloutLabeler:
+class TacticsRolloutLabeler(PlayoutLabeler):
     """Plays every legal move of given Nos decisions to the end of the hand, every seat on
-    compiled Tactics after it (the Nos counterpart of :class:`train.rollout_advantage.RolloutLabeler`).
+    compiled Tactics after it (the Nos counterpart of :class:`train.rollout_advantage.RolloutLabeler`):
+    a move's value (:meth:`values`, on a :class:`nos_env.fast_engine.FastTables`) is the seat's
+    chip change from the decision to the end of the hand.
 
     ``capacity``: the most scratch rows (one per (decision, move)) played at once; more are
     played in several passes."""
@@ -51,33 +55,12 @@ class TacticsRolloutLabeler:
         self._scratch = {}
         self.playouts = 0  # (decision, move) pairs played out, for the speed figures
 
-    def values(self, tables, rows, seats) -> np.ndarray:
-        """float32 [len(rows), actions]: for each decision (table ``rows[i]`` of ``tables``, a
-        :class:`nos_env.fast_engine.FastTables`, with ``seats[i]`` to move there) and each legal
-        move, the seat's chip change from this decision to the end of the hand when it plays
-        the move and then everyone plays Tactics; NaN where the move is illegal. ``tables`` is
-        not changed."""
+    def _check_tables(self, tables) -> None:
         from nos_env.fast_engine import FastTables
 
         if not isinstance(tables, FastTables) or tables.num_players != self.num_players:
             raise ValueError(f"tables must be Nos FastTables of {self.num_players} players, got "
                              f"{type(tables).__name__} of {getattr(tables, 'num_players', '?')}")
-        rows = np.asarray(rows, np.int64)
-        seats = np.asarray(seats, np.int64)
-        if rows.shape != seats.shape or rows.ndim != 1:
-            raise ValueError("rows and seats must be 1-D arrays of the same length")
-        to_move = np.asarray(tables.current_player)[rows]
-        if (to_move != seats).any():
-            i = int(np.flatnonzero(to_move != seats)[0])
-            raise ValueError(f"seat {seats[i]} is not to move at table {rows[i]} (seat {to_move[i]} is)")
-        masks = np.asarray(tables.masks)[rows] != 0
-        out = np.full(masks.shape, np.nan, np.float32)
-        decision, move = np.nonzero(masks)  # one playout per (decision, legal move)
-        for first in range(0, len(decision), self.capacity):
-            part = slice(first, first + self.capacity)
-            d, a = decision[part], move[part]
-            out[d, a] = self._play(tables, rows[d], seats[d], a)
-        return out
 
     def _tables(self, size: int):
         from nos_env.fast_engine import FastTables
