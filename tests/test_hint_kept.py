@@ -15,7 +15,7 @@ import torch as th
 
 from agents.model import load_model
 from nos_env.encoding import ACTION_BLOCKS, ANNOUNCE0, PASS, PLAY0
-from tests.tiny_training import small_model
+from tiny_training import small_model
 from train.config import ConfigError, from_dict
 from train.distill import predicted_advantage
 

@@ -25,6 +25,8 @@ from train.rollout_advantage import (RolloutLabeler, advantages, collect_advanta
                                      greedy_moves)
 from train.selfplay import OpponentPool, SelfPlayVecEnv
 
+from tiny_training import tiny_distill_run
+
 
 def rules_of(game):
     return make_rules(game, 4, **family_options(game, {}))
@@ -318,20 +320,10 @@ def test_rollout_advantage_is_measured_against_each_games_hint():
 
 
 def test_tiny_rollout_advantage_run_chooses_its_margin_by_tournament(tmp_path):
-    from train.cli import main as train_main
-
-    path = tmp_path / "tiny.yaml"
-    path.write_text(
-        f"run: {{name: tiny, total_timesteps: 0, output_dir: {tmp_path}}}\n"
-        "env: {game: draw, num_envs: 16, greedy_hint: true, num_threads: 1}\n"
-        "opponents: {baselines: {greedy: 1.0}}\n"
-        "ppo: {n_steps: 4, batch_size: 32, n_epochs: 1}\n"
-        "distill: {teacher: rollout_advantage, target: advantage, temperature: 2.0, decisions: 200, num_envs: 32, "
-        "epochs: 2, batch_size: 64, margins: [0.0, 50.0], margin_by: tournament, margin_deals: 6}\n"
-        "eval: {every: 0, final_deals: 2, final_opponents: [greedy]}\n"
-        "output: {checkpoint_every: 0, tensorboard: false, progress_bar: false}\n")
-    train_main(["--config", str(path)])
-    run = tmp_path / "tiny"
+    run = tiny_distill_run(tmp_path, "{game: draw, num_envs: 16, greedy_hint: true, num_threads: 1}", "greedy",
+                           "{teacher: rollout_advantage, target: advantage, temperature: 2.0, decisions: 200, "
+                           "num_envs: 32, epochs: 2, batch_size: 64, margins: [0.0, 50.0], margin_by: tournament, "
+                           "margin_deals: 6}")
     margin = json.loads((run / "distill" / "summary.json").read_text())["margin"]
     assert margin["by"] == "tournament" and margin["deals"] == 6 and [r["margin"] for r in margin["margins"]] == \
         [0.0, 50.0]
@@ -341,20 +333,9 @@ def test_tiny_rollout_advantage_run_chooses_its_margin_by_tournament(tmp_path):
 
 
 def test_tiny_rollout_advantage_run_collects_fits_chooses_a_margin_and_plays(tmp_path):
-    from train.cli import main as train_main
-
-    path = tmp_path / "tiny.yaml"
-    path.write_text(
-        f"run: {{name: tiny, total_timesteps: 0, output_dir: {tmp_path}}}\n"
-        "env: {game: draw, num_envs: 16, greedy_hint: true, num_threads: 1}\n"
-        "opponents: {baselines: {greedy: 1.0}}\n"
-        "ppo: {n_steps: 4, batch_size: 32, n_epochs: 1}\n"
-        "distill: {teacher: rollout_advantage, target: advantage, temperature: 2.0, decisions: 300, num_envs: 32, "
-        "epochs: 3, batch_size: 64, margins: [0.0, 1.0]}\n"
-        "eval: {every: 0, final_deals: 2, final_opponents: [greedy]}\n"
-        "output: {checkpoint_every: 0, tensorboard: false, progress_bar: false}\n")
-    train_main(["--config", str(path)])
-    run = tmp_path / "tiny"
+    run = tiny_distill_run(tmp_path, "{game: draw, num_envs: 16, greedy_hint: true, num_threads: 1}", "greedy",
+                           "{teacher: rollout_advantage, target: advantage, temperature: 2.0, decisions: 300, "
+                           "num_envs: 32, epochs: 3, batch_size: 64, margins: [0.0, 1.0]}")
     summary = json.loads((run / "distill" / "summary.json").read_text())
     assert summary["teacher"] == "rollout_advantage" and summary["labels"] == 300
     assert summary["margin"]["margin"] in (0.0, 1.0) and len(summary["margin"]["margins"]) == 2

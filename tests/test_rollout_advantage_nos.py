@@ -20,6 +20,8 @@ from train.config import ConfigError, from_dict
 from train.rollout_advantage import advantages, collect_advantage_labels, make_labeler
 from train.rollout_advantage_nos import TacticsRolloutLabeler
 
+from tiny_training import tiny_distill_run
+
 PARAMS = kernel_params()
 
 
@@ -212,20 +214,10 @@ def test_collecting_in_nos_labels_the_learners_decisions_against_tactics():
 
 def test_a_tiny_nos_run_collects_fits_chooses_a_margin_and_plays(tmp_path):
     from agents.tournament import run_tournament
-    from train.cli import main as train_main
 
-    path = tmp_path / "tiny.yaml"
-    path.write_text(
-        f"run: {{name: tiny, total_timesteps: 0, output_dir: {tmp_path}}}\n"
-        "env: {num_envs: 16, tactics_hint: true, num_threads: 1}\n"
-        "opponents: {baselines: {tactics: 1.0}, snapshot_weight: 0.0}\n"
-        "ppo: {n_steps: 4, batch_size: 32, n_epochs: 1}\n"
-        "distill: {teacher: rollout_advantage, target: advantage, temperature: 10.0, decisions: 300, num_envs: 32, "
-        "epochs: 3, batch_size: 64, margins: [0.0, 4.0]}\n"
-        "eval: {every: 0, final_deals: 2, final_opponents: [tactics]}\n"
-        "output: {checkpoint_every: 0, tensorboard: false, progress_bar: false}\n")
-    train_main(["--config", str(path)])
-    run = tmp_path / "tiny"
+    run = tiny_distill_run(tmp_path, "{num_envs: 16, tactics_hint: true, num_threads: 1}", "tactics",
+                           "{teacher: rollout_advantage, target: advantage, temperature: 10.0, decisions: 300, "
+                           "num_envs: 32, epochs: 3, batch_size: 64, margins: [0.0, 4.0]}")
     summary = json.loads((run / "distill" / "summary.json").read_text())
     assert summary["teacher"] == "rollout_advantage" and summary["labels"] == 300
     assert summary["margin"]["margin"] in (0.0, 4.0) and len(summary["margin"]["margins"]) == 2

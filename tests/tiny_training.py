@@ -1,6 +1,7 @@
 """Tiny training setups shared by the tests: ``tiny_family_run(tmp_path, env)`` (a 256-step family run
 against Greedy, no evaluation but the final 2 deals) returns its saved ``model.zip``; ``small_model``
-builds a seeded Nos model with logging off from a small config; ``flat_weights`` reads a policy's
+builds a seeded Nos model with logging off from a small config; ``tiny_distill_run`` runs a
+distillation without PPO; ``flat_weights`` reads a policy's
 parameters as one tensor."""
 
 from __future__ import annotations
@@ -22,6 +23,22 @@ def tiny_family_run(tmp_path: Path, env: str) -> Path:
         "output: {checkpoint_every: 0, tensorboard: false, progress_bar: false}\n")
     train_main(["--config", str(config)])
     return tmp_path / "tiny" / "model.zip"
+
+
+def tiny_distill_run(tmp_path: Path, env: str, baseline: str, distill: str) -> Path:
+    """Run a distillation without PPO under ``tmp_path``: ``env`` and ``distill`` are the sections
+    (YAML flow mappings), the opponents and the final report's are ``baseline``. Returns the run's folder."""
+    config = tmp_path / "tiny.yaml"
+    config.write_text(
+        f"run: {{name: tiny, total_timesteps: 0, output_dir: {tmp_path}}}\n"
+        f"env: {env}\n"
+        f"opponents: {{baselines: {{{baseline}: 1.0}}, snapshot_weight: 0.0}}\n"
+        "ppo: {n_steps: 4, batch_size: 32, n_epochs: 1}\n"
+        f"distill: {distill}\n"
+        f"eval: {{every: 0, final_deals: 2, final_opponents: [{baseline}]}}\n"
+        "output: {checkpoint_every: 0, tensorboard: false, progress_bar: false}\n")
+    train_main(["--config", str(config)])
+    return tmp_path / "tiny"
 
 
 #: A small Nos config with the overlapped update (test_overlap, test_learner_process).
