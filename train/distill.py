@@ -244,13 +244,18 @@ def behaviour_clone(policy, data: dict, epochs: int, batch_size: int, learning_r
     departs = (data["hint"] >= 0) & (data["hint"] != data["actions"])
     soft = best = advantage = None
     if "values" in data:
-        best = np.where(masks, np.nan_to_num(data["values"], nan=-np.inf), -np.inf).argmax(axis=1)
+        # The best-valued action of the held-out rows only (the only ones it is compared on): a
+        # full-size temporary would double the labels' memory.
+        best = np.full(n, -1, np.int64)
+        held = data["values"][n_train:]
+        best[n_train:] = np.where(masks[n_train:], np.nan_to_num(held, nan=-np.inf), -np.inf).argmax(axis=1)
         if target == "values":
             soft = th.as_tensor(soft_targets(data["values"], masks, temperature))
     if target == "advantage":
         from .rollout_advantage import advantages
 
-        advantage = np.where(masks, advantages(data["values"], data["hint"]), 0.0).astype(np.float32)
+        advantage = advantages(data["values"], data["hint"])  # a new float32 array: zeroed in place
+        advantage[~masks] = 0.0
         advantage_t = th.as_tensor(advantage)
         hint_t = th.as_tensor(np.asarray(data["hint"], np.int64))
     # The loss reaches the actor and the shared first layer only; the critic's own layers get no gradient.
