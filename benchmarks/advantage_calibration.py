@@ -18,15 +18,6 @@ import argparse
 
 import numpy as np
 
-from agents.family.games import make_rules
-from agents.family.greedy import SCORING_GAMES
-from agents.registry import make_agent
-from agents.tournament import family_options
-from train.config import from_dict
-from train.distill import behaviour_clone, margin_choices, predicted_advantage, raw_observation_size
-from train.rollout_advantage import RolloutLabeler, advantages, collect_advantage_labels, legal_immediate_points
-from train.selfplay import OpponentPool, SelfPlayVecEnv
-from train.trainer import make_model
 
 BINS = ((-99, -4), (-4, -2), (-2, -1), (-1, 0), (0, 0.5), (0.5, 1), (1, 99))
 
@@ -38,6 +29,18 @@ def main() -> None:
     parser.add_argument("--temperature", type=float, default=0.5, help="points per logit, as the config's")
     parser.add_argument("--epochs", type=int, default=12)
     args = parser.parse_args()
+    # (imported after the arguments: --help works without the train extra, tests/test_packaging.py)
+    from agents.family.games import make_rules
+    from agents.family.greedy import SCORING_GAMES
+    from agents.registry import make_agent
+    from agents.tournament import family_options
+    from train.config import from_dict
+    from train.distill import behaviour_clone, margin_choices, predicted_advantage, raw_observation_size
+    from train.rollout_advantage import (RolloutLabeler, advantages, collect_advantage_labels,
+                                         legal_immediate_points)
+    from train.selfplay import OpponentPool, SelfPlayVecEnv
+    from train.trainer import make_model
+
     g = args.game
     options = family_options(g, {})
     rules = make_rules(g, 4, **options)
