@@ -39,7 +39,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy  # no
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor, MlpExtractor  # noqa: E402
 from torch import nn  # noqa: E402
 
-from nos_env.encoding import NUM_ACTIONS, OBSERVATION_SIZE  # noqa: E402
+from nos_env.encoding import ENDGAME_COLUMN, NUM_ACTIONS, OBSERVATION_SIZE  # noqa: E402
 
 from .legal_logits import chosen_logits  # noqa: E402
 from .masked_categorical import FastMaskedCategorical  # noqa: E402  (the policy's distribution)
@@ -82,15 +82,27 @@ def hint_agent(hint_source: dict, seed: int | None = 0):
     return make_agent("greedy", seed=seed, game=source["game"], rules=rules)
 
 
+def endgame_gate(observations) -> th.Tensor:
+    """float32 [B]: 1.0 for the Nos observations of the endgame (no tile can be drawn any more:
+    :data:`nos_env.encoding.ENDGAME_COLUMN` reads 0), else 0.0. Public information only."""
+    if isinstance(observations, SparseRows):
+        column = observations.column(ENDGAME_COLUMN)
+    else:
+        column = th.as_tensor(observations)[:, ENDGAME_COLUMN]
+    return (column == 0).to(th.float32)
+
+
 class NosEncoder(BaseFeaturesExtractor):
     """The shared first layer; the hint, if any, and the privileged tail, if any, are passed
-    through behind its output (in that order). The layer reads the seat's observation only."""
+    through behind its output (in that order), then, with ``gate``, the :func:`endgame_gate` of
+    each row (for ``hint_freed_in_endgame``). The layer reads the seat's observation only."""
 
     def __init__(self, observation_space: spaces.Box, width: int = 256, hint: int | None = None,
-                 privileged: int = 0):
+                 privileged: int = 0, gate: bool = False):
         self.hint = hint_size(observation_space) if hint is None else int(hint)
         self.privileged = int(privileged)
-        super().__init__(observation_space, width + self.hint + self.privileged)
+        self.gate = bool(gate)
+        super().__init__(observation_space, width + self.hint + self.privileged + self.gate)
         self.width = width
         # The game's observation size (Nos: 1,041; a family game: its encoding's), then the hint and
         # the privileged tail.
@@ -101,21 +113,24 @@ class NosEncoder(BaseFeaturesExtractor):
         if isinstance(observations, SparseRows):  # the PPO update's minibatch (train/buffer.py)
             rows, tail = observations.split(self.size)
             z = self.body(rows)
-            return th.cat([z, tail], dim=1) if self.hint or self.privileged else z
-        z = self.body(observations[:, : self.size])
-        if self.hint or self.privileged:
-            return th.cat([z, observations[:, self.size:]], dim=1)
-        return z
+        else:
+            z = self.body(observations[:, : self.size])
+            tail = observations[:, self.size:]
+        parts = [z, tail] if self.hint or self.privileged else [z]
+        if self.gate:
+            parts.append(endgame_gate(observations)[:, None])
+        return th.cat(parts, dim=1) if len(parts) > 1 else z
 
 
 class HintExtractor(nn.Module):
-    """Actor and critic MLPs over the encoded observation; the actor's latent carries the hint along."""
+    """Actor and critic MLPs over the encoded observation; the actor's latent carries the
+    ``carried`` columns behind it along (the hint, then the endgame gate if any)."""
 
-    def __init__(self, width: int, net_arch, activation_fn, device):
+    def __init__(self, width: int, net_arch, activation_fn, device, carried: int = 1):
         super().__init__()
         self.width = width
         self.mlp = MlpExtractor(width, net_arch=net_arch, activation_fn=activation_fn, device=device)
-        self.latent_dim_pi = self.mlp.latent_dim_pi + 1
+        self.latent_dim_pi = self.mlp.latent_dim_pi + carried
         self.latent_dim_vf = self.mlp.latent_dim_vf
 
     def forward(self, features: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
@@ -183,32 +198,46 @@ def kept_actions(hint_kept) -> th.Tensor:
 
 class HintHead(nn.Module):
     """Action logits: a linear layer over the actor's latent, plus ``weight`` on the hinted action
-    (plus :data:`KEPT_BONUS` where the hinted action is one of ``kept``: there the hint is played)."""
+    (plus :data:`KEPT_BONUS` where the hinted action is one of ``kept``: there the hint is played;
+    except, with ``freed``, where the row is in the endgame and the hinted action one of ``freed``:
+    there the network chooses). The latent ends with the hint, then the endgame gate if ``freed``."""
 
     def __init__(self, latent_dim: int, hint_weight: float, trainable: bool = True, num_actions: int = NUM_ACTIONS,
-                 kept: th.Tensor | None = None):
+                 kept: th.Tensor | None = None, freed: th.Tensor | None = None):
         super().__init__()
         self.latent_dim = latent_dim
         self.linear = nn.Linear(latent_dim, num_actions)
         self.weight = nn.Parameter(th.tensor(float(hint_weight)), requires_grad=trainable)
         extra = th.zeros(num_actions) if kept is None else KEPT_BONUS * kept.float()
-        # (not in the state dict: rebuilt from the policy's hint_kept, saved with its other settings)
+        # (not in the state dict: rebuilt from the policy's hint_kept and hint_freed_in_endgame,
+        # saved with its other settings)
         self.register_buffer("kept_bonus", extra, persistent=False)
+        self.gated = freed is not None
+        self.register_buffer("freed", th.zeros(num_actions) if freed is None else freed.float(), persistent=False)
 
-    def bonus(self, hinted: th.Tensor) -> th.Tensor:
-        """The logit bonus of each row's hinted action (``hinted`` long [B] or [B, 1])."""
-        return self.weight + self.kept_bonus[hinted]
+    def bonus(self, hinted: th.Tensor, gate: th.Tensor | None = None) -> th.Tensor:
+        """The logit bonus of each row's hinted action (``hinted`` long [B] or [B, 1]; ``gate``
+        the rows' :func:`endgame_gate` in the same shape, needed when the head is gated)."""
+        if not self.gated:
+            return self.weight + self.kept_bonus[hinted]
+        if gate is None:
+            raise ValueError("this head frees the hint in the endgame: give each row's endgame gate")
+        return self.weight + self.kept_bonus[hinted] * (1.0 - gate * self.freed[hinted])
+
+    def _hint_and_gate(self, latent: th.Tensor) -> tuple[th.Tensor, th.Tensor | None]:
+        hinted = latent[:, self.latent_dim : self.latent_dim + 1].long()
+        return hinted, (latent[:, self.latent_dim + 1 : self.latent_dim + 2] if self.gated else None)
 
     def forward(self, latent: th.Tensor) -> th.Tensor:
         logits = self.linear(latent[:, : self.latent_dim])
-        hinted = latent[:, self.latent_dim :].long()
-        return logits.scatter_add(1, hinted, self.bonus(hinted).to(logits.dtype))
+        hinted, gate = self._hint_and_gate(latent)
+        return logits.scatter_add(1, hinted, self.bonus(hinted, gate).to(logits.dtype))
 
     def chosen(self, latent: th.Tensor, index: th.Tensor, valid: th.Tensor) -> th.Tensor:
         """The logits of ``index``'s actions only (``agents.legal_logits``), the hint's bonus included."""
         logits = chosen_logits(latent[:, : self.latent_dim], self.linear.weight, self.linear.bias, index, valid)
-        hinted = latent[:, self.latent_dim :].long()
-        return logits + self.bonus(hinted) * (index == hinted)
+        hinted, gate = self._hint_and_gate(latent)
+        return logits + self.bonus(hinted, gate) * (index == hinted)
 
 
 class NosPolicy(MaskableActorCriticPolicy):
@@ -219,13 +248,20 @@ class NosPolicy(MaskableActorCriticPolicy):
 
     def __init__(self, observation_space, action_space, lr_schedule, net_arch=None, width: int = 256,
                  hint_weight: float = 3.0, hint_trainable: bool = True, hint_source: dict | None = None,
-                 privileged: int = 0, hint_kept: list | tuple = (), **kwargs):
+                 privileged: int = 0, hint_kept: list | tuple = (), hint_freed_in_endgame: list | tuple = (),
+                 **kwargs):
         self.hint_source = check_hint_source(hint_source)
         self.hint_kept = list(hint_kept)
         if self.hint_kept and (int(action_space.n) != NUM_ACTIONS or hint_size(observation_space, action_space) != 1):
             raise ValueError("hint_kept names blocks of Nos's actions where the Tactics hint is played: "
                              "it needs a Nos policy with the hint")
         self._kept = kept_actions(self.hint_kept) if self.hint_kept else None
+        self.hint_freed_in_endgame = list(hint_freed_in_endgame)
+        loose = [b for b in self.hint_freed_in_endgame if b not in self.hint_kept]
+        if loose:
+            raise ValueError(f"hint_freed_in_endgame names blocks of hint_kept ({', '.join(self.hint_kept) or 'none'}) "
+                             f"whose hint the network may overrule in the endgame, got {self.hint_freed_in_endgame!r}")
+        self._freed = kept_actions(self.hint_freed_in_endgame) if self.hint_freed_in_endgame else None
         if isinstance(privileged, bool) or not isinstance(privileged, int) or privileged < 0:
             raise ValueError(f"privileged (the critic-only tail's size) must be an integer >= 0, got {privileged!r}")
         if privileged and int(action_space.n) == NUM_ACTIONS:
@@ -241,7 +277,8 @@ class NosPolicy(MaskableActorCriticPolicy):
         self.hint_trainable = bool(hint_trainable)
         kwargs.setdefault("features_extractor_class", NosEncoder)
         kwargs.setdefault("features_extractor_kwargs", {"width": self.width, "hint": self.hint,
-                                                        **({"privileged": self.privileged} if privileged else {})})
+                                                        **({"privileged": self.privileged} if privileged else {}),
+                                                        **({"gate": True} if self._freed is not None else {})})
         if net_arch is None:
             net_arch = {"pi": [128], "vf": [128]}
         super().__init__(observation_space, action_space, lr_schedule, net_arch=net_arch, **kwargs)
@@ -253,16 +290,17 @@ class NosPolicy(MaskableActorCriticPolicy):
             return
         if not self.hint:
             return super()._build_mlp_extractor()
-        self.mlp_extractor = HintExtractor(self.features_dim - self.hint, self.net_arch, self.activation_fn,
-                                           self.device)
+        gate = int(self._freed is not None)
+        self.mlp_extractor = HintExtractor(self.features_dim - self.hint - gate, self.net_arch, self.activation_fn,
+                                           self.device, carried=self.hint + gate)
 
     def _build(self, lr_schedule) -> None:
         self.action_dist = FastMaskedCategorical(int(self.action_space.n))
         super()._build(lr_schedule)
         if not self.hint:
             return
-        head = HintHead(self.mlp_extractor.latent_dim_pi - 1, self.hint_weight, self.hint_trainable,
-                        int(self.action_space.n), kept=self._kept)
+        head = HintHead(self.mlp_extractor.latent_dim_pi - 1 - int(self._freed is not None), self.hint_weight,
+                        self.hint_trainable, int(self.action_space.n), kept=self._kept, freed=self._freed)
         if self.ortho_init:  # small, as SB3 initialises its action layer, so the hint leads at first
             nn.init.orthogonal_(head.linear.weight, gain=0.01)
             nn.init.zeros_(head.linear.bias)
@@ -316,4 +354,13 @@ class NosPolicy(MaskableActorCriticPolicy):
             data.update(privileged=self.privileged)
         if self.hint_kept:  # models without it load as before
             data.update(hint_kept=self.hint_kept)
+        if self.hint_freed_in_endgame:
+            data.update(hint_freed_in_endgame=self.hint_freed_in_endgame)
         return data
+
+    def hint_bonus(self, hint: th.Tensor, observations) -> th.Tensor:
+        """Each row's logit bonus on its hinted action (``hint`` long [B]), without gradient, as
+        :class:`HintHead` adds it to the observations' logits (their endgame gate included)."""
+        head = self.action_net
+        gate = endgame_gate(observations) if head.gated else None
+        return head.bonus(hint, gate).detach()

@@ -179,6 +179,16 @@ class SparseRows:
         indptr, cols, vals, tail = split_csr(self.indptr, self.cols, self.vals, stop, self.width)
         return SparseRows(indptr, cols, vals, stop), th.from_numpy(tail)
 
+    def column(self, j: int) -> th.Tensor:
+        """Column ``j`` of every row, a dense float32 tensor [B] (0 where the row stores nothing)."""
+        if not 0 <= j < self.width:
+            raise ValueError(f"column must be in [0, {self.width}), got {j}")
+        out = np.zeros(len(self), np.float32)
+        rows = np.repeat(np.arange(len(self)), np.diff(self.indptr))
+        at = self.cols == j
+        out[rows[at]] = self.vals[at]
+        return th.from_numpy(out)
+
     def to_dense(self) -> th.Tensor:
         out = np.zeros(self.shape, np.float32)
         rows = np.repeat(np.arange(len(self)), np.diff(self.indptr))

@@ -216,6 +216,11 @@ def _build_layout() -> "OrderedDict[str, tuple[int, int, tuple[int, ...]]]":
 
 OBSERVATION_LAYOUT = _build_layout()
 OBSERVATION_SIZE = next(reversed(OBSERVATION_LAYOUT.values()))[1]
+#: The column of the observation that reads 0 once no tile can be drawn any more (only the last
+#: two remain in the boneyard, section 7): the *endgame* of a hand, where the plays decide the
+#: closings and the final count. ``distill.phases: [endgame]`` labels its plays and
+#: ``policy.hint_freed_in_endgame`` lets a hinted policy choose them (train/, agents/policy.py).
+ENDGAME_COLUMN = OBSERVATION_LAYOUT["boneyard_drawable"][0]
 
 
 # ------------------------------------------------------ compact observation

@@ -98,6 +98,97 @@ def test_the_fit_sees_the_same_logits_with_and_without_kept_blocks():
                                predicted_advantage(plain.policy, obs, masks.astype(bool), hint, 10.0), atol=1e-3)
 
 
+def endgame_rows(obs):
+    from nos_env.encoding import ENDGAME_COLUMN
+
+    return obs[:, ENDGAME_COLUMN] == 0
+
+
+FREED = {**BASE, "policy": {**BASE["policy"], "hint_kept": KEPT, "hint_freed_in_endgame": ["play"]}}
+
+
+def test_the_network_chooses_the_endgame_plays_when_they_are_freed():
+    favourite = ANNOUNCE0 + 3
+    freed = small_model(FREED)
+    hand_set(freed, favourite)
+    obs, masks = positions(freed, 120)
+    hint = obs[:, -1].astype(np.int64)
+    got = freed.predict(obs, action_masks=masks, deterministic=True)[0]
+    highest_play = np.where(masks[:, PLAY0:PASS] != 0, np.arange(PLAY0, PASS), -1).max(axis=1)
+    hinted_play = (hint >= PLAY0) & (hint < PASS)
+    endgame = endgame_rows(obs)
+    # The rule: a hinted play in the endgame is the network's choice (its highest legal play, bias
+    # 50 + 2k against the hint's +1.0); every other hint of a kept block is played.
+    free = endgame & hinted_play
+    in_kept = np.zeros(len(hint), bool)
+    for block in KEPT:
+        first, stop = ACTION_BLOCKS[block]
+        in_kept |= (hint >= first) & (hint < stop)
+    expected = np.where(free, highest_play,
+                        np.where(in_kept, hint, np.where(masks[:, favourite] != 0, favourite, hint)))
+    np.testing.assert_array_equal(got, expected)
+    assert (free & (highest_play != hint)).any()  # the network overruled the hint in the endgame
+    assert (~endgame & hinted_play & (highest_play != hint)).any()  # and did not before it
+
+
+def test_freed_endgame_plays_survive_a_save_and_a_load_and_the_sparse_update(tmp_path):
+    from agents.sparse_linear import SparseRows
+
+    model = small_model(FREED)
+    hand_set(model, ANNOUNCE0)
+    model.save(tmp_path / "model.zip")
+    loaded = load_model(tmp_path / "model.zip")
+    assert loaded.policy.hint_freed_in_endgame == ["play"]
+    obs, masks = positions(model, 120)
+    assert endgame_rows(obs).any() and not endgame_rows(obs).all()
+    np.testing.assert_array_equal(loaded.predict(obs, action_masks=masks, deterministic=True)[0],
+                                  model.predict(obs, action_masks=masks, deterministic=True)[0])
+    # The PPO update reads compressed rows: the same log-probabilities as from the dense rows.
+    actions = th.as_tensor(model.predict(obs, action_masks=masks, deterministic=True)[0])
+    dense = model.policy.evaluate_actions(th.as_tensor(obs), actions, action_masks=masks)[1]
+    sparse = model.policy.evaluate_actions(SparseRows.of_dense(obs, max_density=1.0), actions, action_masks=masks)[1]
+    np.testing.assert_allclose(sparse.detach().numpy(), dense.detach().numpy(), atol=1e-4)
+
+
+def test_sparse_rows_give_a_column_as_the_dense_rows_do():
+    from agents.sparse_linear import SparseRows
+
+    x = np.zeros((4, 6), np.float32)
+    x[0, 2], x[2, 2], x[3, 5], x[1, 0] = 3.0, -1.5, 7.0, 2.0
+    rows = SparseRows.of_dense(x, max_density=1.0)
+    for j in range(6):
+        np.testing.assert_array_equal(rows.column(j).numpy(), x[:, j])
+    with pytest.raises(ValueError, match=r"column must be in \[0, 6\), got 6"):
+        rows.column(6)
+
+
+def test_the_fit_sees_the_same_logits_with_and_without_freed_endgame_plays():
+    freed = small_model(FREED)
+    plain = small_model(BASE)
+    plain.policy.load_state_dict(freed.policy.state_dict())
+    obs, masks = positions(freed, 120)
+    hint = obs[:, -1].astype(np.int64)
+    assert (endgame_rows(obs) & (hint >= PLAY0)).any() and (~endgame_rows(obs) & (hint >= PLAY0)).any()
+    np.testing.assert_allclose(predicted_advantage(freed.policy, obs, masks.astype(bool), hint, 10.0),
+                               predicted_advantage(plain.policy, obs, masks.astype(bool), hint, 10.0), atol=1e-3)
+
+
+@pytest.mark.parametrize("change,message", [
+    ({"policy": {"hint_kept": ["play"], "hint_freed_in_endgame": ["pass"]}},
+     "policy.hint_freed_in_endgame: must be a list of distinct blocks of policy.hint_kept (play), got ['pass']"),
+    ({"policy": {"hint_freed_in_endgame": ["play"]}},
+     "policy.hint_freed_in_endgame: must be a list of distinct blocks of policy.hint_kept (empty)"),
+    ({"policy": {"hint_kept": ["play"], "hint_freed_in_endgame": "play"}},
+     "policy.hint_freed_in_endgame: must be a list, got 'play'"),
+])
+def test_hint_freed_config_errors_name_what_is_allowed(change, message):
+    config = copy.deepcopy(BASE)
+    config["policy"] = {**config["policy"], **change["policy"]}
+    with pytest.raises(ConfigError) as info:
+        from_dict(config, "cfg.yaml")
+    assert message in str(info.value)
+
+
 @pytest.mark.parametrize("change,message", [
     ({"policy": {"hint_kept": ["plays"]}}, "policy.hint_kept: must be a list of distinct Nos action blocks (set, "
                                             "draw, announce, declare, decline, play, pass), got ['plays']"),

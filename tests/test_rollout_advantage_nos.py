@@ -244,9 +244,30 @@ def test_phases_label_only_the_openings():
     assert (only["obs"][:, start:stop].argmax(axis=1) == PHASES.index("announce")).all()
 
 
+def test_the_endgame_phase_labels_the_plays_once_nothing_can_be_drawn():
+    from nos_env.encoding import ENDGAME_COLUMN, OBSERVATION_LAYOUT, PASS, PLAY0
+    from nos_env.engine import PHASES
+    from train.trainer import make_env
+
+    env, _ = make_env(from_dict(copy.deepcopy(BASE)))
+    data = collect_advantage_labels(env, make_labeler(env), 80, phases=["endgame"])
+    start, stop, _ = OBSERVATION_LAYOUT["phase"]
+    assert (data["obs"][:, start:stop].argmax(axis=1) == PHASES.index("play")).all()
+    # only the last two tiles are left in the boneyard (section 7: they are never drawn)
+    boneyard = OBSERVATION_LAYOUT["boneyard_size"][0]
+    assert (data["obs"][:, ENDGAME_COLUMN] == 0).all() and (data["obs"][:, boneyard] <= 2).all()
+    legal = data["masks"]
+    assert not legal[:, :PLAY0].any() and (legal[:, PLAY0:PASS].sum(axis=1) >= 2).all()  # plays only
+    # with the openings: both kinds, and nothing of the play phase before the endgame
+    both = collect_advantage_labels(env, make_labeler(env), 60, phases=["announce", "endgame"])
+    phase = both["obs"][:, start:stop].argmax(axis=1)
+    assert set(phase) == {PHASES.index("announce"), PHASES.index("play")}
+    assert (both["obs"][phase == PHASES.index("play"), ENDGAME_COLUMN] == 0).all()
+
+
 @pytest.mark.parametrize("change,message", [
     ({"distill": {"phases": ["opening"]}}, "distill.phases: must be a list of Nos phases (set, announce, declare, "
-                                           "immediate, play), got ['opening']"),
+                                           "immediate, play, endgame), got ['opening']"),
     ({"distill": {"phases": ["set"], "teacher": "search", "target": "choice"}},
      "distill.phases: choose Nos decisions for the rollout_advantage teacher"),
 ])

@@ -103,6 +103,9 @@ class PolicyConfig:
     # Nos: blocks of actions (nos_env.encoding.ACTION_BLOCKS) where the policy always plays the Tactics
     # hint, e.g. [declare, decline, play, pass] for a model fitted on the openings only (distill.phases)
     hint_kept: list = field(default_factory=list)
+    # Nos: blocks of hint_kept where the network chooses after all in the endgame (no tile left to draw;
+    # nos_env.encoding.ENDGAME_COLUMN), e.g. [play] for a model fitted on the endgame's plays too
+    hint_freed_in_endgame: list = field(default_factory=list)
 
 
 @dataclass
@@ -348,6 +351,11 @@ def validate(c: TrainConfig, source: str = "config") -> None:
                 or len(set(c.policy.hint_kept)) != len(c.policy.hint_kept):
             _fail(w("policy.hint_kept"), f"must be a list of distinct Nos action blocks ({', '.join(ACTION_BLOCKS)}), "
                                          f"got {c.policy.hint_kept!r}")
+    freed = c.policy.hint_freed_in_endgame
+    if freed and (not isinstance(freed, list) or len(set(freed)) != len(freed)
+                  or any(b not in c.policy.hint_kept for b in freed)):
+        _fail(w("policy.hint_freed_in_endgame"), f"must be a list of distinct blocks of policy.hint_kept "
+                                                 f"({', '.join(c.policy.hint_kept) or 'empty'}), got {freed!r}")
     agents = known_agents(game)
     seat = c.env.learner_seat
     if seat != "rotate" and not (isinstance(seat, int) and not isinstance(seat, bool)
@@ -500,8 +508,11 @@ def _check_distill(c: TrainConfig, source: str, agents: list) -> None:
         if c.env.game != "nos" or d.teacher != ROLLOUT_TEACHER:
             _fail(w("phases"), f"choose Nos decisions for the {ROLLOUT_TEACHER} teacher: give env.game nos and "
                                f"distill.teacher {ROLLOUT_TEACHER}, or leave phases empty")
-        if not isinstance(d.phases, list) or any(p not in PHASES[:-1] for p in d.phases):
-            _fail(w("phases"), f"must be a list of Nos phases ({', '.join(PHASES[:-1])}), got {d.phases!r}")
+        from .rollout_advantage_nos import PSEUDO_PHASES
+
+        allowed = PHASES[:-1] + tuple(PSEUDO_PHASES)
+        if not isinstance(d.phases, list) or any(p not in allowed for p in d.phases):
+            _fail(w("phases"), f"must be a list of Nos phases ({', '.join(allowed)}), got {d.phases!r}")
     if d.margin_by not in ("holdout", "tournament"):
         _fail(w("margin_by"), f"must be 'holdout' (the labels' held-out gain) or 'tournament' (a short duplicate "
                               f"tournament against Greedy), got {d.margin_by!r}")

@@ -152,11 +152,12 @@ def hint_weight_of(policy) -> th.nn.Parameter:
     return head.weight
 
 
-def hint_bonus_of(policy, hint: th.Tensor) -> th.Tensor:
-    """Each row's logit bonus on its hinted move (``hint`` long [B]), without gradient: the hint
-    weight, plus the policy's kept bonus where the hinted move is in a ``hint_kept`` block."""
+def hint_bonus_of(policy, hint: th.Tensor, obs) -> th.Tensor:
+    """Each row's logit bonus on its hinted move (``hint`` long [B]; ``obs`` the rows'
+    observations), without gradient: the hint weight, plus the policy's kept bonus where the
+    hinted move is in a ``hint_kept`` block (and not freed in the row's endgame)."""
     hint_weight_of(policy)  # (a hinted policy, checked)
-    return policy.action_net.bonus(hint).detach()
+    return policy.hint_bonus(hint, obs)
 
 
 def advantage_loss(policy, obs: th.Tensor, masks: np.ndarray, advantage: th.Tensor, hint: th.Tensor,
@@ -173,7 +174,7 @@ def advantage_loss(policy, obs: th.Tensor, masks: np.ndarray, advantage: th.Tens
     index = dist.index
     valid = th.ones_like(index, dtype=th.bool) if dist.valid is None else dist.valid
     at_hint = (index == hint[:, None]) & valid
-    f = dist.masked - hint_bonus_of(policy, hint)[:, None] * at_hint  # [B, K]: the legal moves' logits, bonus removed
+    f = dist.masked - hint_bonus_of(policy, hint, obs)[:, None] * at_hint  # [B, K]: the legal moves' logits, bonus removed
     base = (f * at_hint).sum(dim=1, keepdim=True)
     target = advantage.gather(1, index) / temperature
     error = th.where(valid, f - base - target, th.zeros_like(f))
@@ -346,7 +347,7 @@ def predicted_advantage(policy, obs: np.ndarray, masks: np.ndarray, hint: np.nda
             log_p = dist.log_p.numpy().astype(np.float64)
             rows = np.arange(len(log_p))
             h = hint[part]
-            log_p[rows, h] -= hint_bonus_of(policy, th.as_tensor(h)).numpy()
+            log_p[rows, h] -= hint_bonus_of(policy, th.as_tensor(h), obs[part]).numpy()
             out[part] = np.where(masks[part], (log_p - log_p[rows, h][:, None]) * temperature, -np.inf)
     return out
 

@@ -91,19 +91,34 @@ class TacticsRolloutLabeler(PlayoutLabeler):
         return (scratch.chips[everyone, seat_of_row] - before)[:R].astype(np.float32)
 
 
+#: Decisions named like phases that are parts of one: ``endgame``, the plays once no tile can be
+#: drawn any more (:data:`nos_env.encoding.ENDGAME_COLUMN` reads 0), where the closings and the
+#: final count are decided (``policy.hint_freed_in_endgame`` lets the network choose there).
+PSEUDO_PHASES = {"endgame": "play"}
+
+
 def phase_filter(phases):
     """``keep(obs) -> bool [rows]``: the Nos observations (float32 rows, the game's own floats
-    first) whose phase is one of ``phases`` (names of :data:`nos_env.engine.PHASES`, checked)."""
-    from nos_env.encoding import OBSERVATION_LAYOUT
+    first) whose phase is one of ``phases`` (names of :data:`nos_env.engine.PHASES` or of
+    :data:`PSEUDO_PHASES`, checked)."""
+    from nos_env.encoding import ENDGAME_COLUMN, OBSERVATION_LAYOUT
     from nos_env.engine import PHASES
 
-    unknown = [p for p in phases if p not in PHASES[:-1]]
+    allowed = PHASES[:-1] + tuple(PSEUDO_PHASES)
+    unknown = [p for p in phases if p not in allowed]
     if unknown or not phases:
-        raise ValueError(f"phases must be a non-empty list of {', '.join(PHASES[:-1])}, got {list(phases)!r}")
+        raise ValueError(f"phases must be a non-empty list of {', '.join(allowed)}, got {list(phases)!r}")
     start, stop, _ = OBSERVATION_LAYOUT["phase"]
-    wanted = np.isin(np.arange(len(PHASES)), [PHASES.index(p) for p in phases])
+    wanted = np.isin(np.arange(len(PHASES)), [PHASES.index(p) for p in phases if p in PHASES])
+    endgame = "endgame" in phases
+    endgame_phase = PHASES.index(PSEUDO_PHASES["endgame"])
 
     def keep(obs: np.ndarray) -> np.ndarray:
-        return wanted[np.asarray(obs)[:, start:stop].argmax(axis=1)]
+        obs = np.asarray(obs)
+        phase = obs[:, start:stop].argmax(axis=1)
+        rows = wanted[phase]
+        if endgame:
+            rows = rows | ((phase == endgame_phase) & (obs[:, ENDGAME_COLUMN] == 0))
+        return rows
 
     return keep

@@ -72,6 +72,8 @@ def make_model(config: TrainConfig, env: SelfPlayVecEnv) -> MaskablePPO:
                      "activation_fn": nn.Tanh if c.policy.activation == "tanh" else nn.ReLU,
                      "hint_weight": c.policy.hint_weight, "hint_trainable": c.policy.hint_trainable,
                      **({"hint_kept": list(c.policy.hint_kept)} if c.policy.hint_kept else {}),
+                     **({"hint_freed_in_endgame": list(c.policy.hint_freed_in_endgame)}
+                        if c.policy.hint_freed_in_endgame else {}),
                      # a family game's Greedy hint: the rules it is computed for, saved with the model
                      **({"hint_source": env.hint_source} if env.hint_source is not None else {}),
                      # a privileged critic's tail (train/privileged.py): the critic reads it, the policy never
