@@ -33,6 +33,7 @@ from nos_env.extras import require
 
 require("train", "the trained-model policy (agents/policy.py)", ("torch", "stable_baselines3", "sb3_contrib"))
 
+import numpy as np  # noqa: E402
 import torch as th  # noqa: E402  (after the check above, so a missing extra is named, not a traceback)
 from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy  # noqa: E402
@@ -196,6 +197,15 @@ def kept_actions(hint_kept) -> th.Tensor:
     return kept
 
 
+def closing_actions() -> th.Tensor:
+    """bool [NUM_ACTIONS]: the Nos plays that announce a closing (close digit 1)."""
+    from nos_env.encoding import PASS, PLAY0, play_parts
+
+    closing = th.zeros(NUM_ACTIONS, dtype=th.bool)
+    closing[PLAY0:PASS] = th.as_tensor(play_parts(np.arange(PLAY0, PASS))[3] == 1)
+    return closing
+
+
 class HintHead(nn.Module):
     """Action logits: a linear layer over the actor's latent, plus ``weight`` on the hinted action
     (plus :data:`KEPT_BONUS` where the hinted action is one of ``kept``: there the hint is played;
@@ -261,7 +271,10 @@ class NosPolicy(MaskableActorCriticPolicy):
         if loose:
             raise ValueError(f"hint_freed_in_endgame names blocks of hint_kept ({', '.join(self.hint_kept) or 'none'}) "
                              f"whose hint the network may overrule in the endgame, got {self.hint_freed_in_endgame!r}")
-        self._freed = kept_actions(self.hint_freed_in_endgame) if self.hint_freed_in_endgame else None
+        # A closing the hint makes stays kept: Tactics closes only with a proof that the closing is
+        # correct (D14, agents/tactics.py), which the network cannot read from its observation.
+        self._freed = kept_actions(self.hint_freed_in_endgame) & ~closing_actions() \
+            if self.hint_freed_in_endgame else None
         if isinstance(privileged, bool) or not isinstance(privileged, int) or privileged < 0:
             raise ValueError(f"privileged (the critic-only tail's size) must be an integer >= 0, got {privileged!r}")
         if privileged and int(action_space.n) == NUM_ACTIONS:

@@ -118,8 +118,10 @@ def test_the_network_chooses_the_endgame_plays_when_they_are_freed():
     hinted_play = (hint >= PLAY0) & (hint < PASS)
     endgame = endgame_rows(obs)
     # The rule: a hinted play in the endgame is the network's choice (its highest legal play, bias
-    # 50 + 2k against the hint's +1.0); every other hint of a kept block is played.
-    free = endgame & hinted_play
+    # 50 + 2k against the hint's +1.0), unless the hint closes; every other hint of a kept block is played.
+    closing = hinted_play & ((hint - PLAY0) % 2 == 1)
+    assert (endgame & closing).any()
+    free = endgame & hinted_play & ~closing
     in_kept = np.zeros(len(hint), bool)
     for block in KEPT:
         first, stop = ACTION_BLOCKS[block]

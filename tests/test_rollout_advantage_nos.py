@@ -258,6 +258,7 @@ def test_the_endgame_phase_labels_the_plays_once_nothing_can_be_drawn():
     assert (data["obs"][:, ENDGAME_COLUMN] == 0).all() and (data["obs"][:, boneyard] <= 2).all()
     legal = data["masks"]
     assert not legal[:, :PLAY0].any() and (legal[:, PLAY0:PASS].sum(axis=1) >= 2).all()  # plays only
+    assert ((data["hint"] - PLAY0) % 2 == 0).all()  # never where Tactics closes (its closings are proved)
     # with the openings: both kinds, and nothing of the play phase before the endgame
     both = collect_advantage_labels(env, make_labeler(env), 60, phases=["announce", "endgame"])
     phase = both["obs"][:, start:stop].argmax(axis=1)

@@ -93,7 +93,8 @@ class TacticsRolloutLabeler(PlayoutLabeler):
 
 #: Decisions named like phases that are parts of one: ``endgame``, the plays once no tile can be
 #: drawn any more (:data:`nos_env.encoding.ENDGAME_COLUMN` reads 0), where the closings and the
-#: final count are decided (``policy.hint_freed_in_endgame`` lets the network choose there).
+#: final count are decided (``policy.hint_freed_in_endgame`` lets the network choose there),
+#: except where the Tactics hint closes: a proved closing stays Tactics' (agents/policy.py).
 PSEUDO_PHASES = {"endgame": "play"}
 
 
@@ -101,7 +102,7 @@ def phase_filter(phases):
     """``keep(obs) -> bool [rows]``: the Nos observations (float32 rows, the game's own floats
     first) whose phase is one of ``phases`` (names of :data:`nos_env.engine.PHASES` or of
     :data:`PSEUDO_PHASES`, checked)."""
-    from nos_env.encoding import ENDGAME_COLUMN, OBSERVATION_LAYOUT
+    from nos_env.encoding import ENDGAME_COLUMN, OBSERVATION_LAYOUT, OBSERVATION_SIZE, PASS, PLAY0, play_parts
     from nos_env.engine import PHASES
 
     allowed = PHASES[:-1] + tuple(PSEUDO_PHASES)
@@ -118,7 +119,11 @@ def phase_filter(phases):
         phase = obs[:, start:stop].argmax(axis=1)
         rows = wanted[phase]
         if endgame:
-            rows = rows | ((phase == endgame_phase) & (obs[:, ENDGAME_COLUMN] == 0))
+            chosen = (phase == endgame_phase) & (obs[:, ENDGAME_COLUMN] == 0)
+            if obs.shape[1] > OBSERVATION_SIZE:  # the Tactics hint follows: not where it closes
+                hint = obs[:, OBSERVATION_SIZE].astype(np.int64)
+                chosen &= ~((hint >= PLAY0) & (hint < PASS) & (play_parts(np.clip(hint, PLAY0, PASS - 1))[3] == 1))
+            rows = rows | chosen
         return rows
 
     return keep
