@@ -5,6 +5,7 @@ of each decision played out to the end of the hand.
 
     OMP_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/bench_rollout_labels.py --game chickenfoot --tables 512 --decisions 3000
     OMP_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/bench_rollout_labels.py --game nos --phases set announce
+    OMP_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/bench_rollout_labels.py --game nos --phases endgame --samples 8
 
 prints the labels a second, the batched playout steps (Nos: the playouts a second), the legal moves
 per decision and the load.
@@ -26,6 +27,8 @@ def main() -> None:
     parser.add_argument("--capacity", type=int, default=4096)
     parser.add_argument("--phases", nargs="*", default=[], help="Nos: label only these phases' decisions "
                                                                "(e.g. set announce, the openings)")
+    parser.add_argument("--samples", type=int, default=0, help="Nos: average each label over this many deals "
+                                                                "of the hidden tiles (0: the real table)")
     args = parser.parse_args()
     # after the arguments: --help works on the core install, without the train extra
     from agents.family.games import make_rules
@@ -61,11 +64,13 @@ def nos(args, collect_advantage_labels) -> None:
     pool = OpponentPool(seed=1)
     pool.add(TacticsAgent(seed=2, compiled=True), 1.0)
     env = SelfPlayVecEnv(args.tables, pool, num_players=4, seed=5, tactics_hint=True, num_threads=1)
-    labeler = make_labeler(env, args.capacity)
+    labeler = make_labeler(env, args.capacity, samples=args.samples)
     start = time.perf_counter()
     data = collect_advantage_labels(env, labeler, args.decisions, phases=args.phases)
     seconds = time.perf_counter() - start
     what = f"the {'/'.join(args.phases)} decisions" if args.phases else "every decision"
+    if args.samples:
+        what += f", {args.samples} deals of the hidden tiles each"
     print(f"nos ({what}): {args.decisions:,} labels in {seconds:.1f} s ({args.decisions / seconds:,.0f}/s), "
           f"{labeler.playouts:,} playouts ({labeler.playouts / seconds:,.0f}/s), "
           f"{data['masks'].sum(axis=1).mean():.2f} legal moves a decision, {args.tables} tables, "

@@ -301,7 +301,7 @@ def test_margin_choices_and_held_out_gain():
     ({"teacher": "rollout_advantage", "target": "advantage", "teacher_options": {"rollouts": 3}}, {},
      "rollout_advantage takes only capacity"),
     ({"teacher": "rollout_advantage", "target": "advantage", "teacher_options": {"capacity": 0}}, {},
-     "capacity must be a positive integer"),
+     "capacity must be an integer >= 1, got 0"),
 ])
 def test_rollout_advantage_config_errors_name_what_is_allowed(distill, env, message):
     with pytest.raises(ConfigError) as info:

@@ -18,7 +18,7 @@ from nos_env.encoding import encode_observation, index_to_action, legal_mask
 from nos_env.fast_engine import FastTables
 from train.config import ConfigError, from_dict
 from train.rollout_advantage import advantages, collect_advantage_labels, make_labeler
-from train.rollout_advantage_nos import TacticsRolloutLabeler
+from train.rollout_advantage_nos import DeterminizedTacticsLabeler, TacticsRolloutLabeler
 
 from tiny_training import tiny_distill_run
 
@@ -121,12 +121,82 @@ def test_tactics_move_is_worth_what_the_table_itself_then_pays():
     np.testing.assert_array_equal(values[np.arange(8), hint], tables.chips[np.arange(8), seats] - before)
 
 
-def test_labelling_leaves_the_tables_as_they_were():
+class RealDealLabeler(DeterminizedTacticsLabeler):
+    """The determinized labeller given the real deal as its one sample: its plumbing (snapshot,
+    hidden sets, one scratch batch for many decisions, the playout) must then give the real labels."""
+
+    def _sample(self, sampler, tables, b, seat):
+        from nos_env.games import nos as K
+
+        n = tables.num_players
+        hands = np.array([[int(tables.S[b, (seat + r) % n, K.S_HAND]) for r in range(n)]], np.int64)
+        top, end = int(tables.T[b, K.T_BONE_TOP]), int(tables.T[b, K.T_BONE_END])
+        return hands, tables.BONE[b, top:end][None, :].astype(np.int64)
+
+
+@pytest.mark.parametrize("n,seed,plays", [(4, 3, 0), (4, 5, 6), (3, 7, 4), (5, 9, 8)])
+def test_determinized_labels_on_the_real_deal_are_the_real_labels(n, seed, plays):
+    tables = tables_at_decisions(n, seed, plays)
+    seats = np.asarray(tables.current_player)
+    real = TacticsRolloutLabeler(n).values(tables, np.arange(8), seats)
+    # capacity 40: several scratch batches, a decision's rows never split
+    got = RealDealLabeler(n, capacity=40, samples=1).values(tables, np.arange(8), seats)
+    np.testing.assert_array_equal(got, real)
+
+
+def test_determinized_labels_see_only_the_observation():
+    """D17: shuffling the real hidden tiles (the seat's view unchanged) changes no label, and the
+    labels are not the real table's."""
+    from test_search import permute_hidden
+
+    from nos_env.games import nos as K
+
+    tables = tables_at_decisions(4, 15, 6)
+    seats = np.asarray(tables.current_player)
+    rows = np.arange(4)
+    first = DeterminizedTacticsLabeler(4, samples=6, seed=3).values(tables, rows, seats[rows])
+    views = tables.observe_rows(rows, seats[rows]).copy()
+    rng = np.random.default_rng(0)
+    for b in rows:
+        permute_hidden(tables, int(b), int(seats[b]), rng)
+        K.compute_mask(tables.T, tables.S, tables.A, tables.MASK, tables.LEGAL, int(b), 4)
+    np.testing.assert_array_equal(tables.observe_rows(rows, seats[rows]), views)
+    again = DeterminizedTacticsLabeler(4, samples=6, seed=3).values(tables, rows, seats[rows])
+    np.testing.assert_array_equal(again, first)
+    legal = ~np.isnan(first)
+    np.testing.assert_array_equal(legal, np.asarray(tables.masks)[rows] != 0)
+    real = TacticsRolloutLabeler(4).values(tables, rows, seats[rows])
+    assert not np.array_equal(first[legal], real[legal])
+    # A value is a mean over 6 deals of whole chips: a multiple of 1/6.
+    np.testing.assert_allclose(first[legal] * 6, np.round(first[legal] * 6), atol=1e-3)
+
+
+@pytest.mark.parametrize("labeler", [TacticsRolloutLabeler(4, capacity=7),
+                                     DeterminizedTacticsLabeler(4, capacity=7, samples=3)])
+def test_labelling_leaves_the_tables_as_they_were(labeler):
     tables = tables_at_decisions(4, 17, 2)
     before = tables.clone()
-    TacticsRolloutLabeler(4, capacity=7).values(tables, np.arange(8), np.asarray(tables.current_player))
+    labeler.values(tables, np.arange(8), np.asarray(tables.current_player))
     after = tables.clone()
     assert all(np.array_equal(before[k], after[k]) for k in before)
+
+
+def test_determinized_labeler_refuses_bad_samples_and_family_games_refuse_samples():
+    with pytest.raises(ValueError, match="samples must be a positive integer, got 0"):
+        DeterminizedTacticsLabeler(4, samples=0)
+    config = copy.deepcopy(BASE)
+    config["distill"]["teacher_options"] = {"samples": -1}
+    with pytest.raises(ConfigError, match="samples must be an integer >= 0, got -1"):
+        from_dict(config, "cfg.yaml")
+    config["distill"]["teacher_options"] = {"rollouts": 4}
+    with pytest.raises(ConfigError, match=r"rollout_advantage takes capacity \(playout rows at once\), samples"):
+        from_dict(config, "cfg.yaml")
+    from train.trainer import make_env
+
+    env, _ = make_env(from_dict({"env": {"game": "fours", "greedy_hint": True, "num_envs": 4},
+                                 "ppo": {"n_steps": 8, "batch_size": 32}}))
+    with pytest.raises(ValueError, match="samples .* are Nos's"):
+        make_labeler(env, samples=2)
 
 
 def test_copy_rollout_starts_is_rollout_snapshot_for_many_rows_at_once():

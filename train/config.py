@@ -525,12 +525,16 @@ def _check_distill(c: TrainConfig, source: str, agents: list) -> None:
     if d.teacher_options and d.teacher == "none":
         _fail(w("teacher_options"), "are the teacher's: give distill.teacher too")
     if d.teacher == ROLLOUT_TEACHER:
-        if set(d.teacher_options) - {"capacity"}:
-            _fail(w("teacher_options"), f"{ROLLOUT_TEACHER} takes only capacity (playout rows at once), got "
-                                        f"{d.teacher_options!r}")
-        capacity = d.teacher_options.get("capacity", 4096)
-        if isinstance(capacity, bool) or not isinstance(capacity, int) or capacity < 1:
-            _fail(w("teacher_options"), f"capacity must be a positive integer, got {capacity!r}")
+        allowed = {"capacity", "samples", "seed"} if c.env.game == "nos" else {"capacity"}
+        if set(d.teacher_options) - allowed:
+            what = ("capacity (playout rows at once), samples (Nos: average each label over this many deals of "
+                    "the hidden tiles drawn from the observation; 0: the real table) and seed (the deals')"
+                    if c.env.game == "nos" else "only capacity (playout rows at once)")
+            _fail(w("teacher_options"), f"{ROLLOUT_TEACHER} takes {what}, got {d.teacher_options!r}")
+        for key, low in (("capacity", 1), ("samples", 0), ("seed", 0)):
+            value = d.teacher_options.get(key, low)
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                _fail(w("teacher_options"), f"{key} must be an integer >= {low}, got {value!r}")
     elif d.teacher != "none":
         from agents.registry import make_agent
 

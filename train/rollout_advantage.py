@@ -121,14 +121,21 @@ def legal_greedy_moves(agent, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
     return out
 
 
-def make_labeler(env, capacity: int = 4096):
+def make_labeler(env, capacity: int = 4096, samples: int = 0, seed: int = 0):
     """The labeller of ``env``'s game (a :class:`train.selfplay.SelfPlayVecEnv`): in Nos every
     move is measured against Tactics, the Nos hint, with compiled Tactics continuations
-    (train/rollout_advantage_nos.py); in a family game against its Greedy (:class:`RolloutLabeler`)."""
+    (train/rollout_advantage_nos.py), on the real table or, with ``samples``, averaged over that
+    many deals of the hidden tiles drawn from the seat's observation (``seed`` seeds them); in a
+    family game against its Greedy (:class:`RolloutLabeler`), on the real table."""
     if env.game == "nos":
-        from .rollout_advantage_nos import TacticsRolloutLabeler
+        from .rollout_advantage_nos import DeterminizedTacticsLabeler, TacticsRolloutLabeler
 
+        if samples:
+            return DeterminizedTacticsLabeler(env.tables.num_players, capacity, samples, seed)
         return TacticsRolloutLabeler(env.tables.num_players, capacity)
+    if samples:
+        raise ValueError(f"samples (labels averaged over deals of the hidden tiles) are Nos's; {env.game}'s "
+                         f"labels are taken on the real table: leave samples 0")
     return RolloutLabeler(env.tables.rules, capacity)
 
 
@@ -202,6 +209,17 @@ class PlayoutLabeler:
         ``seats[i]`` to move there) and each legal move, the seat's value of the rest of the hand
         when it plays the move and then everyone plays the labeller's continuation; NaN where the
         move is illegal. ``tables`` is not changed."""
+        rows, seats, masks = self._checked(tables, rows, seats)
+        out = np.full(masks.shape, np.nan, np.float32)
+        decision, move = np.nonzero(masks)  # one playout per (decision, legal move)
+        for first in range(0, len(decision), self.capacity):
+            part = slice(first, first + self.capacity)
+            d, a = decision[part], move[part]
+            out[d, a] = self._play(tables, rows[d], seats[d], a)
+        return out
+
+    def _checked(self, tables, rows, seats) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(rows, seats, masks of the rows, bool) of :meth:`values`'s decisions, checked."""
         self._check_tables(tables)
         rows = np.asarray(rows, np.int64)
         seats = np.asarray(seats, np.int64)
@@ -211,14 +229,7 @@ class PlayoutLabeler:
         if (to_move != seats).any():
             i = int(np.flatnonzero(to_move != seats)[0])
             raise ValueError(f"seat {seats[i]} is not to move at table {rows[i]} (seat {to_move[i]} is)")
-        masks = np.asarray(tables.masks)[rows] != 0
-        out = np.full(masks.shape, np.nan, np.float32)
-        decision, move = np.nonzero(masks)  # one playout per (decision, legal move)
-        for first in range(0, len(decision), self.capacity):
-            part = slice(first, first + self.capacity)
-            d, a = decision[part], move[part]
-            out[d, a] = self._play(tables, rows[d], seats[d], a)
-        return out
+        return rows, seats, np.asarray(tables.masks)[rows] != 0
 
     def _check_tables(self, tables) -> None:
         raise NotImplementedError

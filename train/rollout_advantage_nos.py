@@ -91,6 +91,98 @@ class TacticsRolloutLabeler(PlayoutLabeler):
         return (scratch.chips[everyone, seat_of_row] - before)[:R].astype(np.float32)
 
 
+class DeterminizedTacticsLabeler(TacticsRolloutLabeler):
+    """:class:`TacticsRolloutLabeler` on ``samples`` determinizations instead of the real table:
+    a move's value is the mean, over ``samples`` deals of the hidden tiles drawn from the acting
+    seat's observation alone (:class:`agents.sampler.HiddenSampler`, uniform over the deals
+    consistent with it, as :class:`agents.search.SearchAgent` draws them), of the seat's chip
+    change when it plays the move and every seat then plays the compiled Tactics to the end of
+    the hand. Every move of a decision is played on the same samples (common random numbers:
+    their differences, the advantages, carry no noise from the samples' differences).
+
+    The real label (one deal, the true one) is E[A | observation] plus the noise of the hidden
+    tiles; this one averages that noise over ``samples`` deals, for ``samples`` times the
+    playouts, and sees nothing hidden (D17). ``seed`` seeds the samples and the scratch
+    tables' random streams; ``capacity`` bounds the scratch rows (one per (decision, sample,
+    move)) played at once (a decision's rows are never split)."""
+
+    def __init__(self, num_players: int, capacity: int = 4096, samples: int = 8, seed: int = 0):
+        super().__init__(num_players, capacity)
+        if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
+            raise ValueError(f"samples must be a positive integer, got {samples!r}")
+        self.samples = samples
+        self.rng = np.random.default_rng(seed)
+
+    def values(self, tables, rows, seats) -> np.ndarray:
+        """As :meth:`TacticsRolloutLabeler.values`, each value the mean over the samples."""
+        from agents.base import float_observations
+        from agents.sampler import HiddenSampler
+
+        rows, seats, masks = self._checked(tables, rows, seats)
+        out = np.full(masks.shape, np.nan, np.float32)
+        obs = float_observations(tables.observe_rows(rows, seats))
+        group, used = [], 0
+        for i, (b, seat) in enumerate(zip(rows, seats)):
+            moves = np.flatnonzero(masks[i])
+            need = self.samples * len(moves)
+            if group and used + need > self.capacity:
+                self._play_group(group, out)
+                group, used = [], 0
+            sampler = HiddenSampler(obs[i])  # the seat's observation only (D17)
+            group.append((i, int(seat), moves, tables.rollout_snapshot(int(b)), sampler,
+                          self._sample(sampler, tables, int(b), int(seat))))
+            used += need
+        if group:
+            self._play_group(group, out)
+        return out
+
+    def _sample(self, sampler, tables, b: int, seat: int) -> tuple[np.ndarray, np.ndarray]:
+        """``samples`` deals of the hidden tiles: (hands [k, n] by offset from ``seat``, boneyard
+        [k, left]), as :meth:`agents.sampler.HiddenSampler.sample_bits` draws them (a test
+        replaces this by the real deal)."""
+        return sampler.sample_bits(self.rng, self.samples)
+
+    def _play_group(self, group, out: np.ndarray) -> None:
+        """Plays the decisions of ``group`` in one scratch batch and writes their mean values into ``out``."""
+        from agents.search import _hidden_sets
+
+        n, k = self.num_players, self.samples
+        parts, actions, seat_of_row = [], [], []
+        for i, seat, moves, snapshot, sampler, (hands, bones) in group:
+            held_seats, held, dealt = _hidden_sets(hands, sampler, sampler.set_tile, seat, n)
+            parts.append((snapshot, held_seats, held, dealt, bones, np.repeat(np.arange(k), len(moves))))
+            actions.append(np.tile(moves, k))
+            seat_of_row.append(np.full(k * len(moves), seat))
+        R = sum(len(a) for a in actions)
+        size = -(-R // ROW_QUANTUM) * ROW_QUANTUM
+        pad = size - R  # padding rows repeat the last decision's last sample; dropped
+        if pad:
+            snapshot, held_seats, held, dealt, bones, sample_of_row = parts[-1]
+            parts[-1] = (snapshot, held_seats, held, dealt, bones,
+                         np.concatenate([sample_of_row, np.repeat(sample_of_row[-1:], pad)]))
+        actions = np.concatenate(actions + [np.repeat(actions[-1][-1:], pad)]).astype(np.int64)
+        seat_of_row = np.concatenate(seat_of_row + [np.repeat(seat_of_row[-1][-1:], pad)])
+        scratch = self._tables(size)
+        states = self.rng.integers(0, 2**63, size, dtype=np.int64).astype(np.uint64)
+        try:
+            scratch.determinize_parts(parts, states)
+        except ValueError as exc:
+            raise RuntimeError(f"a sample does not fit its table: {exc}") from exc
+        everyone = np.arange(size)
+        if not scratch.masks[everyone, actions].all():
+            raise RuntimeError("a determinized decision does not allow its move")
+        before = scratch.chips[everyone, seat_of_row]
+        scratch.step(actions, observe=False, autoreset=False)
+        scratch.tactics_playout(self.params)
+        gain = (scratch.chips[everyone, seat_of_row] - before)[:R].astype(np.float64)
+        self.playouts += R
+        first = 0
+        for i, seat, moves, *_ in group:
+            block = gain[first:first + k * len(moves)].reshape(k, len(moves))
+            out[i, moves] = block.mean(axis=0)
+            first += k * len(moves)
+
+
 #: Decisions named like phases that are parts of one: ``endgame``, the plays once no tile can be
 #: drawn any more (:data:`nos_env.encoding.ENDGAME_COLUMN` reads 0), where the closings and the
 #: final count are decided (``policy.hint_freed_in_endgame`` lets the network choose there),
