@@ -251,3 +251,16 @@ def test_tiny_run_with_action_points_saves_loads_and_plays_identically(tmp_path)
     r = run_tournament([f"model:{run / 'model.zip'}", "greedy", "greedy", "greedy"], 2, game="five_up",
                        progress=False)
     assert len(r.deal) == 8
+
+
+def test_tiny_ppo_run_with_action_points_trains_and_its_model_plays(tmp_path):
+    # PPO's update reads compressed observations (train/buffer.py): the points ride in the tail.
+    from agents.model import ModelAgent
+    from tiny_training import tiny_family_run
+
+    path = tiny_family_run(tmp_path, "{game: all_fives, num_players: 2, num_envs: 16, greedy_hint: true, "
+                                     "action_points: true}")
+    agent = ModelAgent(path)
+    assert agent.policy.action_points and agent.points == make_rules("all_fives", 2).num_actions
+    r = run_tournament([f"model:{path}", "greedy"], 2, game="all_fives", progress=False)
+    assert len(r.deal) == 4
