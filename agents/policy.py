@@ -122,8 +122,9 @@ def action_points(hinter, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
 
 
 class NosEncoder(BaseFeaturesExtractor):
-    """The shared first layer; the hint, if any, and the privileged tail, if any, are passed
-    through behind its output (in that order). The layer reads the seat's observation only."""
+    """The shared first layer; the hint, if any (``hint`` floats: the hint's one, and the action
+    points' after it, if any), and the privileged tail, if any, are passed through behind its
+    output (in that order). The layer reads the seat's observation only."""
 
     def __init__(self, observation_space: spaces.Box, width: int = 256, hint: int | None = None,
                  privileged: int = 0):
