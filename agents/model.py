@@ -7,7 +7,8 @@ They play any seat of the fast engine, the tournament harness and the AEC
 environment (``agent.act(obs["observation"], obs["action_mask"])``). A policy
 trained with the Tactics hint (Nos) or with its game's Greedy hint (a family game, the
 policy's ``hint_source``) computes the hint itself, from the observation alone, as the
-training environment did. A policy trained with a privileged critic (``train/privileged.py``)
+training environment did, and so does a policy that reads each action's immediate points
+(its ``action_points``, :func:`agents.policy.action_points`). A policy trained with a privileged critic (``train/privileged.py``)
 plays without the other hands: only its critic read them, and zeros stand in for them.
 
 ``deterministic=True`` (the default, for evaluation) plays the most probable
@@ -38,7 +39,7 @@ import torch as th  # noqa: E402
 
 
 from .base import Agent, BatchContext, float_observations  # noqa: E402
-from .policy import NosPolicy, hint_agent, hint_size  # noqa: E402
+from .policy import NosPolicy, action_points, hint_agent, hint_size  # noqa: E402
 from .tactics import TacticsAgent  # noqa: E402
 
 #: Modules that held NosPolicy when older models were saved (a model pickles its policy's path).
@@ -55,6 +56,7 @@ class PolicyAgent(Agent):
         self.deterministic = bool(deterministic)
         source = getattr(policy, "hint_source", None)
         self.hint = 1 if source is not None else hint_size(policy.observation_space, policy.action_space)
+        self.points = int(getattr(policy, "points", 0))  # the action points behind the hint (their count)
         # The hint's agent: the family game's Greedy (hint_source), else Nos's Tactics.
         self._hinter = None
         if source is not None:
@@ -73,14 +75,18 @@ class PolicyAgent(Agent):
         # A privileged critic's tail (train/privileged.py): the other hands, seen in training by the
         # critic only. No logit reads it, so a player fills zeros.
         privileged = int(getattr(self.policy, "privileged", 0))
-        size = int(self.policy.observation_space.shape[0]) - self.hint - privileged  # Nos's 1,041, or a family game's
+        size = (int(self.policy.observation_space.shape[0]) - self.hint - self.points
+                - privileged)  # Nos's 1,041, or a family game's
         actions = int(self.policy.action_space.n)
         if obs.ndim != 2 or obs.shape[1] != size or masks.shape != (obs.shape[0], actions):
             raise ValueError(f"expected obs [B, {size}] and masks [B, {actions}] (the model's game), "
                              f"got {obs.shape} and {masks.shape}")
         if self.hint:
             hinted = self._hinter.act_batch(obs, masks).astype(np.float32)
-            obs = np.concatenate([obs, hinted[:, None]], axis=1)
+            tail = [hinted[:, None]]
+            if self.points:  # computed from the same observation, as the training env did
+                tail.append(action_points(self._hinter, obs, masks))
+            obs = np.concatenate([obs, *tail], axis=1)
         if privileged:
             obs = np.concatenate([obs, np.zeros((obs.shape[0], privileged), np.float32)], axis=1)
         with th.no_grad():

@@ -20,6 +20,15 @@ any size), so the policy is told: ``hint_source = {"game", "num_players", "optio
 rules the Greedy hint is computed for, saved with the model so that a player rebuilds the
 same Greedy (:func:`hint_agent`).
 
+Such a policy may also read each action's *immediate points* (``action_points=True``, the
+scoring games only): behind the hint come ``num_actions`` floats, the points each legal move
+scores at once by its rules page (:func:`action_points`, 0 where illegal), and the head adds
+``points_weight * points[a]`` to each logit, ``points_weight`` a learned scalar. Why: a fit of
+the moves' advantages over Greedy's (train/distill.py, target "advantage") cannot tell from the
+observation which plays score now, and rated every non-Greedy move about a point too high in Five
+Up (docs/family.md). The points are computed from the seat's observation alone, by the same Greedy
+that computes the hint, wherever the policy plays (the training env, :class:`agents.model.PolicyAgent`).
+
 It lives in ``agents/`` (it was ``train/policy.py``) because a saved model needs it to play:
 ``agents.model`` loads models with it, and ``train/`` builds new ones from it. Importing this
 module needs the ``train`` extra (torch, sb3-contrib); without it the import stops with
@@ -93,10 +102,40 @@ def endgame_gate(observations) -> th.Tensor:
     return (column == 0).to(th.float32)
 
 
+def check_action_points(action_points, hint_source) -> bool:
+    """``action_points`` as a bool, refused (ValueError naming what is allowed) unless it is a bool
+    and, when true, the policy has a family Greedy hint (``hint_source``: the rules the points are
+    computed for) of a game whose plays score at once (:data:`agents.family.greedy.SCORING_GAMES`)."""
+    from .family.greedy import SCORING_GAMES
+
+    if not isinstance(action_points, (bool, np.bool_)):
+        raise ValueError(f"action_points must be true or false, got {action_points!r}")
+    if not action_points:
+        return False
+    source = check_hint_source(hint_source)
+    if source is None:
+        raise ValueError("action_points needs a family game's Greedy hint (hint_source; env.greedy_hint: true): "
+                         "the points are computed by the hint's Greedy")
+    if source["game"] not in SCORING_GAMES:
+        raise ValueError(f"action_points: {source['game']}'s plays score nothing at once; the games whose plays "
+                         f"score are {', '.join(SCORING_GAMES)}")
+    return True
+
+
+def action_points(hinter, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """float32 [B, actions]: the points each legal move scores at once (a play or a set, by its
+    rules page's play score on the open ends after it; draws and passes 0), 0 where illegal.
+    ``hinter`` is the policy's Greedy (:func:`hint_agent`), which reads the seat's observation only."""
+    masks = np.asarray(masks) != 0
+    points = hinter.immediate_points(np.asarray(obs, np.float32))
+    return np.where(masks, points, 0.0).astype(np.float32)
+
+
 class NosEncoder(BaseFeaturesExtractor):
-    """The shared first layer; the hint, if any, and the privileged tail, if any, are passed
-    through behind its output (in that order), then, with ``gate``, the :func:`endgame_gate` of
-    each row (for ``hint_freed_in_endgame``). The layer reads the seat's observation only."""
+    """The shared first layer; the hint, if any (``hint`` floats: the hint's one, and the action
+    points' after it, if any), and the privileged tail, if any, are passed through behind its
+    output (in that order), then, with ``gate``, the :func:`endgame_gate` of each row (for
+    ``hint_freed_in_endgame``). The layer reads the seat's observation only."""
 
     def __init__(self, observation_space: spaces.Box, width: int = 256, hint: int | None = None,
                  privileged: int = 0, gate: bool = False):
@@ -125,13 +164,14 @@ class NosEncoder(BaseFeaturesExtractor):
 
 class HintExtractor(nn.Module):
     """Actor and critic MLPs over the encoded observation; the actor's latent carries the
-    ``carried`` columns behind it along (the hint, then the endgame gate if any)."""
+    ``tail`` columns behind it along (the hint, then the action points or the endgame gate if any)."""
 
-    def __init__(self, width: int, net_arch, activation_fn, device, carried: int = 1):
+    def __init__(self, width: int, net_arch, activation_fn, device, tail: int = 1):
         super().__init__()
         self.width = width
         self.mlp = MlpExtractor(width, net_arch=net_arch, activation_fn=activation_fn, device=device)
-        self.latent_dim_pi = self.mlp.latent_dim_pi + carried
+        # the hint (1), then the action points or the endgame gate if any: the head reads them behind the latent
+        self.latent_dim_pi = self.mlp.latent_dim_pi + tail
         self.latent_dim_vf = self.mlp.latent_dim_vf
 
     def forward(self, features: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
@@ -210,14 +250,22 @@ class HintHead(nn.Module):
     """Action logits: a linear layer over the actor's latent, plus ``weight`` on the hinted action
     (plus :data:`KEPT_BONUS` where the hinted action is one of ``kept``: there the hint is played;
     except, with ``freed``, where the row is in the endgame and the hinted action one of ``freed``:
-    there the network chooses). The latent ends with the hint, then the endgame gate if ``freed``."""
+    there the network chooses), plus, with ``points`` (the number of actions, 0: none),
+    ``points_weight`` times each action's immediate points (:func:`action_points`). The latent
+    ends with the hint, then the points if any, then the endgame gate if ``freed``."""
 
     def __init__(self, latent_dim: int, hint_weight: float, trainable: bool = True, num_actions: int = NUM_ACTIONS,
-                 kept: th.Tensor | None = None, freed: th.Tensor | None = None):
+                 kept: th.Tensor | None = None, points: int = 0, points_weight: float = 0.0,
+                 freed: th.Tensor | None = None):
         super().__init__()
+        if points not in (0, num_actions):
+            raise ValueError(f"points must be 0 or the number of actions ({num_actions}), got {points}")
         self.latent_dim = latent_dim
+        self.points = int(points)
         self.linear = nn.Linear(latent_dim, num_actions)
         self.weight = nn.Parameter(th.tensor(float(hint_weight)), requires_grad=trainable)
+        if self.points:  # (only then in the state dict: models without points load as before)
+            self.points_weight = nn.Parameter(th.tensor(float(points_weight)))
         extra = th.zeros(num_actions) if kept is None else KEPT_BONUS * kept.float()
         # (not in the state dict: rebuilt from the policy's hint_kept and hint_freed_in_endgame,
         # saved with its other settings)
@@ -234,20 +282,33 @@ class HintHead(nn.Module):
             raise ValueError("this head frees the hint in the endgame: give each row's endgame gate")
         return self.weight + self.kept_bonus[hinted] * (1.0 - gate * self.freed[hinted])
 
-    def _hint_and_gate(self, latent: th.Tensor) -> tuple[th.Tensor, th.Tensor | None]:
-        hinted = latent[:, self.latent_dim : self.latent_dim + 1].long()
-        return hinted, (latent[:, self.latent_dim + 1 : self.latent_dim + 2] if self.gated else None)
+    def _hinted(self, latent: th.Tensor) -> th.Tensor:
+        return latent[:, self.latent_dim : self.latent_dim + 1].long()
+
+    def _points(self, latent: th.Tensor) -> th.Tensor:
+        return latent[:, self.latent_dim + 1 : self.latent_dim + 1 + self.points]
+
+    def _gate(self, latent: th.Tensor) -> th.Tensor | None:
+        at = self.latent_dim + 1 + self.points
+        return latent[:, at : at + 1] if self.gated else None
 
     def forward(self, latent: th.Tensor) -> th.Tensor:
         logits = self.linear(latent[:, : self.latent_dim])
-        hinted, gate = self._hint_and_gate(latent)
-        return logits.scatter_add(1, hinted, self.bonus(hinted, gate).to(logits.dtype))
+        hinted, gate = self._hinted(latent), self._gate(latent)
+        logits = logits.scatter_add(1, hinted, self.bonus(hinted, gate).to(logits.dtype))
+        if self.points:
+            logits = logits + self.points_weight.to(logits.dtype) * self._points(latent).to(logits.dtype)
+        return logits
 
     def chosen(self, latent: th.Tensor, index: th.Tensor, valid: th.Tensor) -> th.Tensor:
-        """The logits of ``index``'s actions only (``agents.legal_logits``), the hint's bonus included."""
+        """The logits of ``index``'s actions only (``agents.legal_logits``), the hint's bonus (and
+        the points' term) included."""
         logits = chosen_logits(latent[:, : self.latent_dim], self.linear.weight, self.linear.bias, index, valid)
-        hinted, gate = self._hint_and_gate(latent)
-        return logits + self.bonus(hinted, gate) * (index == hinted)
+        hinted, gate = self._hinted(latent), self._gate(latent)
+        logits = logits + self.bonus(hinted, gate) * (index == hinted)
+        if self.points:
+            logits = logits + self.points_weight * self._points(latent).to(logits.dtype).gather(1, index)
+        return logits
 
 
 class NosPolicy(MaskableActorCriticPolicy):
@@ -259,8 +320,13 @@ class NosPolicy(MaskableActorCriticPolicy):
     def __init__(self, observation_space, action_space, lr_schedule, net_arch=None, width: int = 256,
                  hint_weight: float = 3.0, hint_trainable: bool = True, hint_source: dict | None = None,
                  privileged: int = 0, hint_kept: list | tuple = (), hint_freed_in_endgame: list | tuple = (),
-                 **kwargs):
+                 action_points: bool = False, points_weight: float = 0.0, **kwargs):
         self.hint_source = check_hint_source(hint_source)
+        self.action_points = check_action_points(action_points, self.hint_source)
+        if isinstance(points_weight, bool) or not isinstance(points_weight, (int, float)) \
+                or not np.isfinite(points_weight):
+            raise ValueError(f"points_weight (the points' starting logit weight) must be a number, got {points_weight!r}")
+        self.points_weight = float(points_weight)
         self.hint_kept = list(hint_kept)
         if self.hint_kept and (int(action_space.n) != NUM_ACTIONS or hint_size(observation_space, action_space) != 1):
             raise ValueError("hint_kept names blocks of Nos's actions where the Tactics hint is played: "
@@ -285,11 +351,14 @@ class NosPolicy(MaskableActorCriticPolicy):
                              "from its observation size")
         # Nos: the sizes say whether the Tactics hint follows; a family game: hint_source says so.
         self.hint = 1 if self.hint_source is not None else hint_size(observation_space, action_space)
+        #: Floats of the action points behind the hint (0 without them): one per action.
+        self.points = int(action_space.n) if self.action_points else 0
         self.width = int(width)
         self.hint_weight = float(hint_weight)
         self.hint_trainable = bool(hint_trainable)
         kwargs.setdefault("features_extractor_class", NosEncoder)
-        kwargs.setdefault("features_extractor_kwargs", {"width": self.width, "hint": self.hint,
+        # (the encoder passes the hint and the points through behind its output, as one tail)
+        kwargs.setdefault("features_extractor_kwargs", {"width": self.width, "hint": self.hint + self.points,
                                                         **({"privileged": self.privileged} if privileged else {}),
                                                         **({"gate": True} if self._freed is not None else {})})
         if net_arch is None:
@@ -298,22 +367,23 @@ class NosPolicy(MaskableActorCriticPolicy):
 
     def _build_mlp_extractor(self) -> None:
         if self.privileged:
-            self.mlp_extractor = PrivilegedExtractor(self.width, self.hint, self.privileged, self.net_arch,
-                                                     self.activation_fn, self.device)
+            self.mlp_extractor = PrivilegedExtractor(self.width, self.hint + self.points, self.privileged,
+                                                     self.net_arch, self.activation_fn, self.device)
             return
         if not self.hint:
             return super()._build_mlp_extractor()
-        gate = int(self._freed is not None)
-        self.mlp_extractor = HintExtractor(self.features_dim - self.hint - gate, self.net_arch, self.activation_fn,
-                                           self.device, carried=self.hint + gate)
+        tail = self.hint + self.points + int(self._freed is not None)
+        self.mlp_extractor = HintExtractor(self.features_dim - tail, self.net_arch, self.activation_fn,
+                                           self.device, tail=tail)
 
     def _build(self, lr_schedule) -> None:
         self.action_dist = FastMaskedCategorical(int(self.action_space.n))
         super()._build(lr_schedule)
         if not self.hint:
             return
-        head = HintHead(self.mlp_extractor.latent_dim_pi - 1 - int(self._freed is not None), self.hint_weight,
-                        self.hint_trainable, int(self.action_space.n), kept=self._kept, freed=self._freed)
+        head = HintHead(self.mlp_extractor.latent_dim_pi - 1 - self.points - int(self._freed is not None),
+                        self.hint_weight, self.hint_trainable, int(self.action_space.n), kept=self._kept,
+                        points=self.points, points_weight=self.points_weight, freed=self._freed)
         if self.ortho_init:  # small, as SB3 initialises its action layer, so the hint leads at first
             nn.init.orthogonal_(head.linear.weight, gain=0.01)
             nn.init.zeros_(head.linear.bias)
@@ -369,6 +439,8 @@ class NosPolicy(MaskableActorCriticPolicy):
             data.update(hint_kept=self.hint_kept)
         if self.hint_freed_in_endgame:
             data.update(hint_freed_in_endgame=self.hint_freed_in_endgame)
+        if self.action_points:  # models without them load as before
+            data.update(action_points=True, points_weight=self.points_weight)
         return data
 
     def hint_bonus(self, hint: th.Tensor, observations) -> th.Tensor:

@@ -28,6 +28,9 @@ def main() -> None:
     parser.add_argument("--labels", type=int, default=150_000)
     parser.add_argument("--temperature", type=float, default=0.5, help="points per logit, as the config's")
     parser.add_argument("--epochs", type=int, default=12)
+    parser.add_argument("--action-points", action="store_true",
+                        help="the policy reads each action's immediate points (env.action_points)")
+    parser.add_argument("--points-weight", type=float, default=0.0, help="their starting weight (policy.points_weight)")
     args = parser.parse_args()
     # (imported after the arguments: --help works without the train extra, tests/test_packaging.py)
     from agents.family.games import make_rules
@@ -47,24 +50,31 @@ def main() -> None:
     greedy = make_agent("greedy", seed=0, game=g, rules=rules)
     pool = OpponentPool(seed=1)
     pool.add(make_agent("greedy", seed=2, game=g, rules=rules), 1.0)
-    env = SelfPlayVecEnv(512, pool, num_players=4, seed=5, game=g, greedy_hint=True, game_options=options, threads=1)
+    env = SelfPlayVecEnv(512, pool, num_players=4, seed=5, game=g, greedy_hint=True, game_options=options, threads=1,
+                         action_points=args.action_points)
     data = collect_advantage_labels(env, RolloutLabeler(rules), args.labels)
-    c = from_dict({"env": {"game": g, "greedy_hint": True, "num_envs": 16}, "ppo": {"n_steps": 8, "batch_size": 64},
-                   "policy": {"hint_weight": 1.5, "width": 256}})
+    c = from_dict({"env": {"game": g, "greedy_hint": True, "num_envs": 16, "action_points": args.action_points},
+                   "ppo": {"n_steps": 8, "batch_size": 64},
+                   "policy": {"hint_weight": 1.5, "width": 256, "points_weight": args.points_weight}})
     policy = make_model(c, env).policy
     rows = behaviour_clone(policy, data, args.epochs, 2048, 1e-3, 0.1, seed=0, target="advantage",
                            temperature=args.temperature, patience=3)
     kept = [r for r in rows if r.get("kept")][0]
     print(f"{g}: {args.labels:,} labels, kept epoch {kept['epoch']}, held-out loss {rows[0]['holdout_loss']:.3f} -> "
-          f"{kept['holdout_loss']:.3f}")
+          f"{kept['holdout_loss']:.3f}" + (f", points weight {float(policy.action_net.points_weight.detach()):.3f}"
+                                           if args.action_points else ""))
+    print(f"held-out gain per decision of the best move by the labels (an upper bound): {kept['holdout_best_gain']:+.3f}")
     n = len(data["actions"])
     hold = np.arange(n - n // 10, n)
     masks = data["masks"][hold].astype(bool)
     hint = data["hint"][hold]
     adv = np.where(masks, advantages(data["values"][hold], hint), 0.0)
     pred = predicted_advantage(policy, data["obs"][hold], masks, hint, args.temperature)
-    choice = margin_choices(pred, masks, hint, 0.0)
     r = np.arange(len(hold))
+    for m in (0.25, 0.5, 1.0, 2.0):
+        c_m = margin_choices(pred, masks, hint, m)
+        print(f"margin {m}: departs {np.mean(c_m != hint):.3f}, gain {adv[r, c_m].mean():+.3f} per decision")
+    choice = margin_choices(pred, masks, hint, 0.0)
     departs = choice != hint
     print(f"margin 0: departs {departs.mean():.3f}, gain {adv[r, choice].mean():+.3f} per decision; its departures: "
           f"predicted {pred[r, choice][departs].mean():+.3f}, actual {adv[r, choice][departs].mean():+.3f}")

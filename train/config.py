@@ -47,6 +47,9 @@ class EnvConfig:
     auto_forced: bool = True  # D12: decisions with one legal action are applied, not asked
     tactics_hint: bool = False  # append Tactics' choice to the observation (agents/policy.py)
     greedy_hint: bool = False  # a family game's: append its Greedy's choice to the observation (the same way)
+    # a scoring game's, with greedy_hint: each action's immediate points follow the hint, and the policy
+    # adds policy.points_weight * points to each logit (agents/policy.py action_points)
+    action_points: bool = False
     # a family game's: the critic also reads the other seats' hands during training (train/privileged.py);
     # the policy never does, and a saved model plays without them
     privileged_critic: bool = False
@@ -99,6 +102,7 @@ class PolicyConfig:
     vf: list = field(default_factory=lambda: [128])  # critic layers after it
     activation: str = "tanh"  # tanh or relu (after the first layer, which is ReLU)
     hint_weight: float = 3.0  # the hint's starting logit bonus (with env.tactics_hint or env.greedy_hint)
+    points_weight: float = 0.0  # with env.action_points: the points' starting logit weight (learned), per point
     hint_trainable: bool = True  # false keeps the bonus fixed, so the network must learn to depart
     # Nos: blocks of actions (nos_env.encoding.ACTION_BLOCKS) where the policy always plays the Tactics
     # hint, e.g. [declare, decline, play, pass] for a model fitted on the openings only (distill.phases)
@@ -341,6 +345,7 @@ def validate(c: TrainConfig, source: str = "config") -> None:
             _fail(w("env.privileged_critic"), "is a family game's (it reads FamilyTables' hands), not Nos's")
     else:
         _check_family(c, source)
+    _check_action_points(c, source)
     if c.policy.hint_kept:
         from nos_env.encoding import ACTION_BLOCKS
 
@@ -453,6 +458,8 @@ def validate(c: TrainConfig, source: str = "config") -> None:
             _fail(w("env.tactics_hint"), "is an SB3 policy feature (agents/policy.py); the rllib engine has no hint")
         if c.env.privileged_critic:
             _fail(w("env.privileged_critic"), "is an SB3 policy feature (agents/policy.py); the rllib engine has none")
+        if c.env.action_points:
+            _fail(w("env.action_points"), "is an SB3 policy feature (agents/policy.py); the rllib engine has none")
         if c.env.learner_seat != "rotate":
             _fail(w("env.learner_seat"), "the rllib engine seats the learner at random each hand: use 'rotate'")
         for name in c.opponents.baselines:
@@ -549,6 +556,28 @@ def _check_distill(c: TrainConfig, source: str, agents: list) -> None:
                        **d.teacher_options)
         except (TypeError, ValueError) as exc:
             _fail(w("teacher_options"), f"{d.teacher} does not take {d.teacher_options!r}: {exc}")
+
+
+def _check_action_points(c: TrainConfig, source: str) -> None:
+    """env.action_points (true or false; true needs a scoring family game's Greedy hint) and
+    policy.points_weight (a number)."""
+    from agents.family.greedy import SCORING_GAMES
+
+    where = f"{source}: env.action_points"
+    value = c.env.action_points
+    if not isinstance(value, bool):
+        _fail(where, f"must be true or false, got {value!r}")
+    weight = c.policy.points_weight
+    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight):
+        _fail(f"{source}: policy.points_weight", f"must be a number (the points' starting logit weight), got {weight!r}")
+    if not value:
+        return
+    if c.env.game not in SCORING_GAMES:
+        _fail(where, f"{c.env.game}'s plays score nothing at once; the games whose plays score are "
+                     f"{', '.join(SCORING_GAMES)}")
+    if not c.env.greedy_hint:
+        _fail(where, "the points ride behind the Greedy hint and are computed by its Greedy: it needs "
+                     "env.greedy_hint: true")
 
 
 def _check_family(c: TrainConfig, source: str) -> None:

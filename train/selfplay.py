@@ -37,7 +37,9 @@ Observations are the learner's, as the AEC environment encodes them
 Tactics agent's choice in the same position is appended as one more float
 (see ``agents.policy.NosPolicy``; in a terminal observation it is 0). A family game's
 ``greedy_hint`` appends its Greedy agent's choice the same way (``hint_source`` names the
-rules it is computed for; the policy is given them). With ``privileged_critic`` (a family
+rules it is computed for; the policy is given them), and with ``action_points`` (a scoring
+game) each action's immediate points after it (``agents.policy.action_points``: one float per
+action, 0 where illegal; 0 in a terminal observation). With ``privileged_critic`` (a family
 game on ``FamilyTables``) the other seats' hands follow, for the critic only
 (``train/privileged.py``; the policy is told their size). ``action_masks()`` (and so
 ``env_method("action_masks")``, as sb3-contrib's MaskablePPO asks) returns the
@@ -128,6 +130,7 @@ class SelfPlayVecEnv(VecEnv):
         reward_scale: float = 0.01,
         tactics_hint: bool = False,
         greedy_hint: bool = False,
+        action_points: bool = False,
         privileged_critic: bool = False,
         game: str = "nos",
         game_options: dict | None = None,
@@ -181,6 +184,13 @@ class SelfPlayVecEnv(VecEnv):
             self.hint_source = {"game": game, "num_players": int(self.tables.num_players),
                                 "options": table_options(self.tables.rules)}
             self.hint_agent = hint_agent(self.hint_source, seed=seed + 7919)
+        #: Floats of each action's immediate points behind the hint (agents.policy.action_points), 0 without them.
+        self.points_size = 0
+        if action_points:
+            from agents.policy import check_action_points
+
+            check_action_points(action_points, self.hint_source)  # a clear error: needs the Greedy hint of a scoring game
+            self.points_size = num_actions
         self.render_mode = None
         #: Floats of the critic-only tail (train/privileged.py): the other seats' hands, 0 without it.
         self.privileged_size = 0
@@ -188,7 +198,7 @@ class SelfPlayVecEnv(VecEnv):
             from .privileged import privileged_size
 
             self.privileged_size = privileged_size(self.tables)
-        size = obs_size + (1 if self.hint_agent is not None else 0) + self.privileged_size
+        size = obs_size + (1 if self.hint_agent is not None else 0) + self.points_size + self.privileged_size
         observation_space = spaces.Box(-np.inf, np.inf, (size,), np.float32)
         super().__init__(int(num_envs), observation_space, spaces.Discrete(num_actions))
         B = self.num_envs
@@ -245,9 +255,13 @@ class SelfPlayVecEnv(VecEnv):
     def _with_hint_rows(self, obs: np.ndarray, masks: np.ndarray | None) -> np.ndarray:
         if self.hint_agent is None:
             return obs
-        hint = np.zeros((obs.shape[0], 1), np.float32)
+        hint = np.zeros((obs.shape[0], 1 + self.points_size), np.float32)
         if masks is not None:
             hint[:, 0] = self.hint_agent.act_batch(obs, masks)
+            if self.points_size:  # each action's immediate points, from the same observation
+                from agents.policy import action_points
+
+                hint[:, 1:] = action_points(self.hint_agent, obs, masks)
         return np.concatenate([obs, hint], axis=1)
 
     def _with_privileged(self, obs: np.ndarray, rows: np.ndarray) -> np.ndarray:
