@@ -215,8 +215,9 @@ class PrivilegedExtractor(nn.Module):
         return self.critic.forward_critic(th.cat([z, features[:, self.width + self.hint :]], dim=1))
 
 
-#: The logit bonus of a hinted action in one of the policy's ``hint_kept`` blocks: the policy
-#: then plays the hint there, whatever its network says (exp(-1000) is 0 in float32).
+#: The logit bonus of a hinted action in one of the policy's ``hint_kept`` blocks by default: the
+#: policy then plays the hint there, whatever its network says (exp(-1000) is 0 in float32). A
+#: smaller ``kept_bonus`` makes the hint a strong prior there instead, which PPO can overrule.
 KEPT_BONUS = 1000.0
 
 
@@ -256,7 +257,7 @@ class HintHead(nn.Module):
 
     def __init__(self, latent_dim: int, hint_weight: float, trainable: bool = True, num_actions: int = NUM_ACTIONS,
                  kept: th.Tensor | None = None, points: int = 0, points_weight: float = 0.0,
-                 freed: th.Tensor | None = None):
+                 freed: th.Tensor | None = None, kept_bonus: float = KEPT_BONUS):
         super().__init__()
         if points not in (0, num_actions):
             raise ValueError(f"points must be 0 or the number of actions ({num_actions}), got {points}")
@@ -266,7 +267,7 @@ class HintHead(nn.Module):
         self.weight = nn.Parameter(th.tensor(float(hint_weight)), requires_grad=trainable)
         if self.points:  # (only then in the state dict: models without points load as before)
             self.points_weight = nn.Parameter(th.tensor(float(points_weight)))
-        extra = th.zeros(num_actions) if kept is None else KEPT_BONUS * kept.float()
+        extra = th.zeros(num_actions) if kept is None else float(kept_bonus) * kept.float()
         # (not in the state dict: rebuilt from the policy's hint_kept and hint_freed_in_endgame,
         # saved with its other settings)
         self.register_buffer("kept_bonus", extra, persistent=False)
@@ -320,7 +321,8 @@ class NosPolicy(MaskableActorCriticPolicy):
     def __init__(self, observation_space, action_space, lr_schedule, net_arch=None, width: int = 256,
                  hint_weight: float = 3.0, hint_trainable: bool = True, hint_source: dict | None = None,
                  privileged: int = 0, hint_kept: list | tuple = (), hint_freed_in_endgame: list | tuple = (),
-                 action_points: bool = False, points_weight: float = 0.0, **kwargs):
+                 action_points: bool = False, points_weight: float = 0.0, kept_bonus: float = KEPT_BONUS,
+                 **kwargs):
         self.hint_source = check_hint_source(hint_source)
         self.action_points = check_action_points(action_points, self.hint_source)
         if isinstance(points_weight, bool) or not isinstance(points_weight, (int, float)) \
@@ -332,6 +334,10 @@ class NosPolicy(MaskableActorCriticPolicy):
             raise ValueError("hint_kept names blocks of Nos's actions where the Tactics hint is played: "
                              "it needs a Nos policy with the hint")
         self._kept = kept_actions(self.hint_kept) if self.hint_kept else None
+        if isinstance(kept_bonus, bool) or not isinstance(kept_bonus, (int, float)) or not 0 < kept_bonus < np.inf:
+            raise ValueError(f"kept_bonus (the hint's logit bonus in the hint_kept blocks) must be a positive number, "
+                             f"got {kept_bonus!r}")
+        self.kept_bonus = float(kept_bonus)
         self.hint_freed_in_endgame = list(hint_freed_in_endgame)
         loose = [b for b in self.hint_freed_in_endgame if b not in self.hint_kept]
         if loose:
@@ -383,7 +389,8 @@ class NosPolicy(MaskableActorCriticPolicy):
             return
         head = HintHead(self.mlp_extractor.latent_dim_pi - 1 - self.points - int(self._freed is not None),
                         self.hint_weight, self.hint_trainable, int(self.action_space.n), kept=self._kept,
-                        points=self.points, points_weight=self.points_weight, freed=self._freed)
+                        points=self.points, points_weight=self.points_weight, freed=self._freed,
+                        kept_bonus=self.kept_bonus)
         if self.ortho_init:  # small, as SB3 initialises its action layer, so the hint leads at first
             nn.init.orthogonal_(head.linear.weight, gain=0.01)
             nn.init.zeros_(head.linear.bias)
@@ -439,6 +446,8 @@ class NosPolicy(MaskableActorCriticPolicy):
             data.update(hint_kept=self.hint_kept)
         if self.hint_freed_in_endgame:
             data.update(hint_freed_in_endgame=self.hint_freed_in_endgame)
+        if self.kept_bonus != KEPT_BONUS:  # models without it load as before
+            data.update(kept_bonus=self.kept_bonus)
         if self.action_points:  # models without them load as before
             data.update(action_points=True, points_weight=self.points_weight)
         return data

@@ -98,6 +98,31 @@ def test_the_fit_sees_the_same_logits_with_and_without_kept_blocks():
                                predicted_advantage(plain.policy, obs, masks.astype(bool), hint, 10.0), atol=1e-3)
 
 
+def test_a_small_kept_bonus_is_a_prior_the_network_can_overrule(tmp_path):
+    """policy.kept_bonus: half a logit instead of 1000 on the kept hint. With the hand-set layer
+    (plays 2 logits apart) the network's highest play still beats the hint's 1 + 0.5, so the
+    choices are those of the plain policy; a save and a load keep the bonus; the bonus is the
+    plain policy's plus exactly 0.5 on kept hints."""
+    light = small_model({**BASE, "policy": {**BASE["policy"], "hint_kept": KEPT, "kept_bonus": 0.5}})
+    plain = small_model(BASE)
+    for model in (light, plain):
+        hand_set(model, ANNOUNCE0 + 3)
+    obs, masks = positions(light)
+    np.testing.assert_array_equal(light.predict(obs, action_masks=masks, deterministic=True)[0],
+                                  plain.predict(obs, action_masks=masks, deterministic=True)[0])
+    hint = th.as_tensor(obs[:, -1].astype(np.int64))
+    in_kept = th.zeros(len(hint), dtype=th.bool)
+    for block in KEPT:
+        first, stop = ACTION_BLOCKS[block]
+        in_kept |= (hint >= first) & (hint < stop)
+    assert in_kept.any() and (~in_kept).any()
+    np.testing.assert_allclose(light.policy.hint_bonus(hint, obs).numpy(),
+                               plain.policy.hint_bonus(hint, obs).numpy() + 0.5 * in_kept.numpy().astype(np.float32))
+    light.save(tmp_path / "light.zip")
+    assert load_model(tmp_path / "light.zip").policy.kept_bonus == 0.5
+    assert small_model({**BASE, "policy": {**BASE["policy"], "hint_kept": KEPT}}).policy.kept_bonus == 1000.0
+
+
 def endgame_rows(obs):
     from nos_env.encoding import ENDGAME_COLUMN
 
@@ -180,6 +205,8 @@ def test_the_fit_sees_the_same_logits_with_and_without_freed_endgame_plays():
      "policy.hint_freed_in_endgame: must be a list of distinct blocks of policy.hint_kept (play), got ['pass']"),
     ({"policy": {"hint_freed_in_endgame": ["play"]}},
      "policy.hint_freed_in_endgame: must be a list of distinct blocks of policy.hint_kept (empty)"),
+    ({"policy": {"hint_kept": ["play"], "kept_bonus": 0}}, "policy.kept_bonus: must be a positive number of logits, "
+                                                           "got 0"),
     ({"policy": {"hint_kept": ["play"], "hint_freed_in_endgame": "play"}},
      "policy.hint_freed_in_endgame: must be a list, got 'play'"),
 ])

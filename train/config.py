@@ -110,6 +110,9 @@ class PolicyConfig:
     # Nos: blocks of hint_kept where the network chooses after all in the endgame (no tile left to draw;
     # nos_env.encoding.ENDGAME_COLUMN), e.g. [play] for a model fitted on the endgame's plays too
     hint_freed_in_endgame: list = field(default_factory=list)
+    # Nos: the hint's logit bonus in the hint_kept blocks: 1000 plays the hint always; a few logits make
+    # it a strong prior that PPO may overrule (e.g. PPO after a fit of the openings)
+    kept_bonus: float = 1000.0
 
 
 @dataclass
@@ -356,6 +359,9 @@ def validate(c: TrainConfig, source: str = "config") -> None:
                 or len(set(c.policy.hint_kept)) != len(c.policy.hint_kept):
             _fail(w("policy.hint_kept"), f"must be a list of distinct Nos action blocks ({', '.join(ACTION_BLOCKS)}), "
                                          f"got {c.policy.hint_kept!r}")
+    kb = c.policy.kept_bonus
+    if isinstance(kb, bool) or not isinstance(kb, (int, float)) or not 0 < kb < float("inf"):
+        _fail(w("policy.kept_bonus"), f"must be a positive number of logits, got {kb!r}")
     freed = c.policy.hint_freed_in_endgame
     if freed and (not isinstance(freed, list) or len(set(freed)) != len(freed)
                   or any(b not in c.policy.hint_kept for b in freed)):

@@ -75,6 +75,7 @@ def make_model(config: TrainConfig, env: SelfPlayVecEnv) -> MaskablePPO:
                      **({"hint_kept": list(c.policy.hint_kept)} if c.policy.hint_kept else {}),
                      **({"hint_freed_in_endgame": list(c.policy.hint_freed_in_endgame)}
                         if c.policy.hint_freed_in_endgame else {}),
+                     **({"kept_bonus": float(c.policy.kept_bonus)} if c.policy.hint_kept else {}),
                      # a family game's Greedy hint: the rules it is computed for, saved with the model
                      **({"hint_source": env.hint_source} if env.hint_source is not None else {}),
                      # each action's immediate points behind the hint (agents.policy.action_points)
