@@ -102,9 +102,24 @@ def test_collected_labels_are_compact_and_smaller(labels):
     assert labels_nbytes(data) * 4 < labels_nbytes(dense)  # draw: 547 bytes a label against 2,474
 
 
+def decoded(data: dict) -> dict:
+    """The float32 / bool labels decoded from the stores' own arrays, without their reading code
+    (``_dense``, the row index): what the fit on compact labels must match."""
+    store, packed = data["obs"], data["masks"]
+    obs = store.small.astype(np.float32)
+    obs[:, store.wide_columns] = store.wide
+    rows = np.repeat(np.arange(len(packed)), np.diff(packed.indptr))
+    masks = np.zeros(packed.shape, bool)
+    masks[rows, packed.actions] = True
+    values = np.full(packed.shape, np.nan, np.float32)
+    values[rows, packed.actions] = data["values"].values
+    return {**data, "obs": obs, "masks": masks, "values": values}
+
+
 def test_a_fit_on_compact_labels_is_bit_identical_to_the_fit_on_float32_labels(labels):
     env, data = labels
-    dense = dense_labels(data)
+    dense = decoded(data)
+    assert np.array_equal(dense["obs"], np.asarray(data["obs"]))
     fitted = {}
     for name, d in (("compact", data), ("dense", dense)):
         policy = hinted_policy(env)
