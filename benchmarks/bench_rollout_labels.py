@@ -51,7 +51,7 @@ def main() -> None:
     data = collect_advantage_labels(env, labeler, args.decisions)
     seconds = time.perf_counter() - start
     print(f"{args.game}: {args.decisions:,} labels in {seconds:.1f} s ({args.decisions / seconds:,.0f}/s), "
-          f"{labeler.playout_steps:,} batched playout steps, {data['masks'].sum(axis=1).mean():.2f} legal moves a "
+          f"{labeler.playout_steps:,} batched playout steps, {data['masks'].legal_counts().mean():.2f} legal moves a "
           f"decision, {args.tables} tables, load {os.getloadavg()[0]:.1f}")
 
 
@@ -73,7 +73,7 @@ def nos(args, collect_advantage_labels) -> None:
         what += f", {args.samples} deals of the hidden tiles each"
     print(f"nos ({what}): {args.decisions:,} labels in {seconds:.1f} s ({args.decisions / seconds:,.0f}/s), "
           f"{labeler.playouts:,} playouts ({labeler.playouts / seconds:,.0f}/s), "
-          f"{data['masks'].sum(axis=1).mean():.2f} legal moves a decision, {args.tables} tables, "
+          f"{data['masks'].legal_counts().mean():.2f} legal moves a decision, {args.tables} tables, "
           f"load {os.getloadavg()[0]:.1f}")
 
 

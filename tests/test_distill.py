@@ -15,7 +15,7 @@ from agents.family.greedy import FamilyGreedyAgent
 from agents.family.search import FamilySearchAgent
 from agents.tournament import family_options, run_tournament
 from train.config import ConfigError, from_dict
-from train.distill import (behaviour_clone, collect_labels, load_labels, raw_observation_size, soft_loss,
+from train.distill import (behaviour_clone, collect_labels, dense_labels, load_labels, raw_observation_size, soft_loss,
                            soft_targets)
 from train.selfplay import OpponentPool, SelfPlayVecEnv
 
@@ -115,7 +115,7 @@ def test_the_soft_loss_and_its_gradient_are_the_plain_masked_softmaxs():
     import torch as th
 
     env = hinted_env(tables=16)
-    data = collect_labels(env, ValuesHighestLegal(), 64, values=True)
+    data = dense_labels(collect_labels(env, ValuesHighestLegal(), 64, values=True))
     policy = hinted_policy(env)
     assert (data["masks"].sum(axis=1) < data["masks"].sum(axis=1).max()).any()  # rows with padding
     obs, masks = th.as_tensor(data["obs"]), data["masks"]

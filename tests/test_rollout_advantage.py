@@ -18,8 +18,8 @@ from agents.family.greedy import FamilyGreedyAgent
 from agents.tournament import family_options, run_tournament
 from nos_env.family.engine import FamilyGame
 from train.config import ConfigError, from_dict
-from train.distill import (advantage_loss, behaviour_clone, choose_margin, collect_labels, held_out_gain,
-                           margin_choices, raw_observation_size)
+from train.distill import (advantage_loss, behaviour_clone, choose_margin, collect_labels, dense_labels,
+                           held_out_gain, margin_choices, raw_observation_size)
 from nos_env.family_backends import new_engine, seed_and_reset
 from train.rollout_advantage import (RolloutLabeler, advantages, collect_advantage_labels, continuation_greedy,
                                      greedy_moves)
@@ -166,7 +166,7 @@ def test_the_advantage_loss_is_the_squared_error_of_logit_differences_over_legal
 
     env = hinted_env(tables=16)
     policy = hinted_policy(env)
-    data = collect_advantage_labels(env, RolloutLabeler(env.tables.rules), 64)
+    data = dense_labels(collect_advantage_labels(env, RolloutLabeler(env.tables.rules), 64))
     masks = data["masks"]
     assert (masks.sum(axis=1) < masks.sum(axis=1).max()).any()  # rows with padding
     adv = np.where(masks, advantages(data["values"], data["hint"]), 0.0).astype(np.float32)
@@ -341,8 +341,9 @@ def test_tiny_rollout_advantage_run_collects_fits_chooses_a_margin_and_plays(tmp
     assert summary["margin"]["margin"] in (0.0, 1.0) and len(summary["margin"]["margins"]) == 2
     assert summary["kept"]["holdout_loss"] <= summary["first"]["holdout_loss"]
     assert "the advantages over Greedy's move" in (run / "report.md").read_text()
-    with np.load(run / "distill" / "labels.npz") as f:
-        assert f["values"].shape == (300, f["masks"].shape[1])
+    with np.load(run / "distill" / "labels.npz") as f:  # compact: the values of the legal moves only
+        assert int(f["format"]) == 2 and len(f["legal_indptr"]) == 301
+        assert f["values"].shape == (f["legal_indptr"][-1],) == f["legal_actions"].shape
     r = run_tournament([f"model:{run / 'model.zip'}", "greedy", "greedy", "greedy"], 2, game="draw", progress=False)
     assert len(r.deal) == 8
 

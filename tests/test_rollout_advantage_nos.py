@@ -17,6 +17,7 @@ from agents.tactics import TacticsAgent, kernel_params
 from nos_env.encoding import encode_observation, index_to_action, legal_mask
 from nos_env.fast_engine import FastTables
 from train.config import ConfigError, from_dict
+from train.distill import dense_labels
 from train.rollout_advantage import advantages, collect_advantage_labels, make_labeler
 from train.rollout_advantage_nos import DeterminizedTacticsLabeler, TacticsRolloutLabeler
 
@@ -273,7 +274,7 @@ def test_collecting_in_nos_labels_the_learners_decisions_against_tactics():
     env, _ = make_env(from_dict(copy.deepcopy(BASE)))
     labeler = make_labeler(env)
     assert isinstance(labeler, TacticsRolloutLabeler)
-    data = collect_advantage_labels(env, labeler, 200)
+    data = dense_labels(collect_advantage_labels(env, labeler, 200))
     rows = np.arange(len(data["hint"]))
     assert len(rows) == 200 and (data["masks"].sum(axis=1) > 1).all()
     # Each label's hinted (Tactics') move is legal and has a value; every legal move has one.
@@ -292,8 +293,9 @@ def test_a_tiny_nos_run_collects_fits_chooses_a_margin_and_plays(tmp_path):
     assert summary["teacher"] == "rollout_advantage" and summary["labels"] == 300
     assert summary["margin"]["margin"] in (0.0, 4.0) and len(summary["margin"]["margins"]) == 2
     assert "the advantages over Tactics' move" in (run / "report.md").read_text()
-    with np.load(run / "distill" / "labels.npz") as f:
-        assert f["values"].shape == (300, f["masks"].shape[1])
+    with np.load(run / "distill" / "labels.npz") as f:  # compact: the values of the legal moves only
+        assert int(f["format"]) == 2 and len(f["legal_indptr"]) == 301
+        assert f["values"].shape == (f["legal_indptr"][-1],) == f["legal_actions"].shape
     r = run_tournament([f"model:{run / 'model.zip'}", "tactics", "tactics", "tactics"], 2, progress=False)
     assert len(r.deal) == 8
 
@@ -304,7 +306,7 @@ def test_phases_label_only_the_openings():
     from train.trainer import make_env
 
     env, _ = make_env(from_dict(copy.deepcopy(BASE)))
-    data = collect_advantage_labels(env, make_labeler(env), 60, phases=["set", "announce"])
+    data = dense_labels(collect_advantage_labels(env, make_labeler(env), 60, phases=["set", "announce"]))
     start, stop, _ = OBSERVATION_LAYOUT["phase"]
     phase = np.array(PHASES)[data["obs"][:, start:stop].argmax(axis=1)]
     assert set(phase) == {"set", "announce"}  # both kinds come, nothing else

@@ -88,25 +88,75 @@ def collect_labels(env, teacher, decisions: int, values: bool = False, log=None)
         return f"the teacher {getattr(teacher, 'name', teacher)!r} chose the illegal action {actions[b]} at table {b}"
 
     data = label_decisions(env, decisions, choose, illegal, log)
-    data["hint"] = (data["obs"][:, size].astype(np.int64) if env.hint_agent is not None
+    data["hint"] = (data["obs"].column(size).astype(np.int64) if env.hint_agent is not None
                     else np.full(len(data["actions"]), -1, np.int64))
     return data
 
 
+#: ``labels.npz`` of compact labels (train/label_store.py) holds ``format`` = this; the files
+#: written before it hold dense float32 ``obs``, ``masks`` and ``values`` (still read).
+LABELS_FORMAT = 2
+
+
+def compact_labels(data: dict) -> dict:
+    """``data`` with dense ``obs``, ``masks`` and ``values`` arrays replaced by their compact stores
+    (train/label_store.py; the ones already compact are kept): the same values, read the same way."""
+    from .label_store import CompactObservations, PackedMasks, PackedValues
+
+    out = dict(data)
+    if not isinstance(out["obs"], CompactObservations):
+        out["obs"] = CompactObservations.from_dense(out["obs"])
+    if not isinstance(out["masks"], PackedMasks):
+        out["masks"] = PackedMasks.from_dense(out["masks"])
+    if "values" in out and not isinstance(out["values"], PackedValues):
+        out["values"] = PackedValues.from_dense(out["values"], out["masks"])
+    return out
+
+
+def dense_labels(data: dict) -> dict:
+    """``data`` with its compact ``obs``, ``masks`` and ``values`` as dense numpy arrays (float32,
+    bool, float32 with NaN where illegal): for small sets, tests and diagnostics."""
+    return {key: np.asarray(value) if key in ("obs", "masks", "values") else value for key, value in data.items()}
+
+
+def labels_nbytes(data: dict) -> int:
+    """The bytes the labels hold in memory (observations, masks, values, actions, hints)."""
+    return sum(int(data[key].nbytes) for key in ("obs", "masks", "values", "actions", "hint") if key in data)
+
+
 def save_labels(path, data: dict) -> None:
-    """Write collected labels (compressed: the observations are mostly zeros)."""
-    extra = {"values": data["values"]} if "values" in data else {}
-    np.savez_compressed(path, obs=data["obs"], masks=data["masks"], actions=data["actions"], hint=data["hint"],
-                        seconds=np.float64(data["seconds"]), **extra)
+    """Write collected labels, compact (train/label_store.py) and compressed."""
+    data = compact_labels(data)
+    masks = data["masks"]
+    extra = {"values": data["values"].values} if "values" in data else {}
+    np.savez_compressed(path, format=np.int64(LABELS_FORMAT), **data["obs"].arrays("obs"),
+                        legal_indptr=masks.indptr, legal_actions=masks.actions, num_actions=np.int64(masks.shape[1]),
+                        actions=data["actions"], hint=data["hint"], seconds=np.float64(data["seconds"]), **extra)
 
 
-def load_labels(path, env) -> dict:
-    """Labels written by :func:`save_labels`, checked against ``env``'s observation and action sizes."""
+def load_labels(path, env, limit: int | None = None) -> dict:
+    """Labels written by :func:`save_labels` (or, dense, before the compact format), checked against
+    ``env``'s observation and action sizes, compact in memory; the first ``limit`` of them if given."""
+    from .label_store import CompactObservations, PackedMasks, PackedValues
+
+    n = None if limit is None else int(limit)
     with np.load(path) as f:
-        data = {key: f[key] for key in ("obs", "masks", "actions", "hint")}
+        data = {key: f[key][:n] for key in ("actions", "hint")}
         data["seconds"] = float(f["seconds"])
-        if "values" in f.files:
-            data["values"] = f["values"]
+        if "format" not in f.files:  # dense float32 rows, as written before the compact format
+            data.update({key: f[key][:n] for key in ("obs", "masks", "values") if key in f.files})
+            data = compact_labels(data)
+        else:
+            obs = CompactObservations.from_arrays(f, "obs")
+            masks = PackedMasks(f["legal_indptr"], f["legal_actions"], int(f["num_actions"]))
+            data["obs"] = obs if n is None else obs.head(n)
+            if "values" in f.files:
+                data["values"] = PackedValues(masks, f["values"])
+                if n is not None:
+                    data["values"] = data["values"].head(n)
+            data["masks"] = masks if n is None else masks.head(n)
+            if "values" in data:
+                data["masks"] = data["values"].masks
     size, actions = int(env.observation_space.shape[0]), int(env.action_space.n)
     if data["obs"].shape[1] != size or data["masks"].shape[1] != actions:
         raise ValueError(f"{path} holds observations of {data['obs'].shape[1]} floats and {data['masks'].shape[1]} "
@@ -239,39 +289,39 @@ def behaviour_clone(policy, data: dict, epochs: int, batch_size: int, learning_r
     n_train = n - n_hold
     if n_train < 1:
         raise ValueError(f"{n} labels leave none to train on with holdout {holdout}")
-    obs = th.as_tensor(data["obs"])
-    masks = np.asarray(data["masks"], bool)
-    actions = th.as_tensor(data["actions"])
+    # Everything is read one minibatch at a time (rows of the labels as float32 / bool arrays):
+    # the labels stay compact (train/label_store.py), and no full-size temporary is made.
+    actions = data["actions"]
+    hints = np.asarray(data["hint"], np.int64)
     departs = (data["hint"] >= 0) & (data["hint"] != data["actions"])
-    soft = best = advantage = None
-    if "values" in data:
-        # The best-valued action of the held-out rows only (the only ones it is compared on): a
-        # full-size temporary would double the labels' memory.
-        best = np.full(n, -1, np.int64)
-        held = data["values"][n_train:]
-        best[n_train:] = np.where(masks[n_train:], np.nan_to_num(held, nan=-np.inf), -np.inf).argmax(axis=1)
-        if target == "values":
-            soft = th.as_tensor(soft_targets(data["values"], masks, temperature))
+    with_values = "values" in data
     if target == "advantage":
         from .rollout_advantage import advantages
-
-        advantage = advantages(data["values"], data["hint"])  # a new float32 array: zeroed in place
-        advantage[~masks] = 0.0
-        advantage_t = th.as_tensor(advantage)
-        hint_t = th.as_tensor(np.asarray(data["hint"], np.int64))
     # The loss reaches the actor and the shared first layer only; the critic's own layers get no gradient.
     params = [p for p in policy.parameters() if p.requires_grad]
     optimizer = th.optim.Adam(params, lr=learning_rate, eps=1e-5)
     generator = np.random.default_rng([seed, 0xD157])
     policy.set_training_mode(True)
 
+    def batch(part: np.ndarray) -> tuple[th.Tensor, np.ndarray, np.ndarray | None]:
+        """The rows ``part``: observations (a tensor), masks, and the advantages over the hint (0
+        where illegal) with target "advantage"."""
+        obs = th.as_tensor(np.asarray(data["obs"][part], np.float32))
+        masks = np.asarray(data["masks"][part], bool)
+        advantage = None
+        if target == "advantage":
+            advantage = advantages(data["values"][part], hints[part])
+            advantage[~masks] = 0.0
+        return obs, masks, advantage
+
     def batch_loss(part: np.ndarray) -> th.Tensor:
+        obs, masks, advantage = batch(part)
         if advantage is not None:
-            return advantage_loss(policy, obs[part], masks[part], advantage_t[part], hint_t[part], temperature)
-        if soft is None:
-            _, log_p, _ = policy.evaluate_actions(obs[part], actions[part], action_masks=masks[part])
+            return advantage_loss(policy, obs, masks, th.as_tensor(advantage), th.as_tensor(hints[part]), temperature)
+        if target == "choice":
+            _, log_p, _ = policy.evaluate_actions(obs, th.as_tensor(actions[part]), action_masks=masks)
             return -log_p.mean()
-        return soft_loss(policy, obs[part], masks[part], soft[part])
+        return soft_loss(policy, obs, masks, th.as_tensor(soft_targets(data["values"][part], masks, temperature)))
 
     def loss_of(index: np.ndarray) -> float:
         total = 0.0
@@ -281,24 +331,40 @@ def behaviour_clone(policy, data: dict, epochs: int, batch_size: int, learning_r
                 total += float(batch_loss(part)) * len(part)
         return total / max(1, len(index))
 
+    def held_out_rows(hold_index: np.ndarray) -> dict:
+        """The policy's argmax on the held-out rows, and with values the best-valued move, the
+        argmax's advantage and the labels' best advantage, per row (in batches)."""
+        parts = {"mode": [], "best": [], "gain": [], "best_gain": []}
+        for first in range(0, len(hold_index), 4096):
+            part = hold_index[first: first + 4096]
+            obs, masks, advantage = batch(part)
+            mode = _mode(policy, obs, masks)
+            parts["mode"].append(mode)
+            if with_values:
+                held = data["values"][part]
+                parts["best"].append(np.where(masks, np.nan_to_num(held, nan=-np.inf), -np.inf).argmax(axis=1))
+            if advantage is not None:
+                parts["gain"].append(advantage[np.arange(len(mode)), mode])
+                parts["best_gain"].append(np.where(masks, advantage, -np.inf).max(axis=1))
+        return {key: np.concatenate(value) if value else None for key, value in parts.items()}
+
     def row(epoch: int, seconds: float) -> dict:
         train_index, hold_index = np.arange(n_train), np.arange(n_train, n)
         out = {"epoch": epoch, "labels": n_train, "holdout": n_hold, "seconds": seconds,
                "train_loss": loss_of(train_index), "holdout_loss": loss_of(hold_index) if n_hold else float("nan")}
-        mode = _mode(policy, obs[hold_index], masks[hold_index]) if n_hold else np.zeros(0, np.int64)
+        held = held_out_rows(hold_index)
+        mode = held["mode"] if n_hold else np.zeros(0, np.int64)
         agree = mode == data["actions"][hold_index]
         out["holdout_agree"] = float(np.mean(agree)) if n_hold else float("nan")
         d = departs[hold_index]
         out["holdout_agree_departures"] = float(np.mean(agree[d])) if d.any() else float("nan")
         out["holdout_departures"] = int(d.sum())
-        if best is not None:
-            out["holdout_agree_best"] = float(np.mean(mode == best[hold_index])) if n_hold else float("nan")
-        if advantage is not None:
-            hold = advantage[hold_index]
-            out["holdout_gain"] = held_out_gain(hold, mode)
+        if with_values:
+            out["holdout_agree_best"] = float(np.mean(mode == held["best"])) if n_hold else float("nan")
+        if target == "advantage":
+            out["holdout_gain"] = float(np.mean(held["gain"])) if n_hold else float("nan")
             out["holdout_departs"] = float(np.mean(mode != data["hint"][hold_index])) if n_hold else float("nan")
-            out["holdout_best_gain"] = float(np.mean(np.where(masks[hold_index], hold, -np.inf).max(axis=1))) \
-                if n_hold else float("nan")
+            out["holdout_best_gain"] = float(np.mean(held["best_gain"])) if n_hold else float("nan")
         return out
 
     start = time.perf_counter()
@@ -362,17 +428,24 @@ def choose_margin(policy, data: dict, margins, holdout: float, temperature: floa
     if len(hold) == 0:
         raise ValueError("choosing a margin needs held-out labels (distill.holdout > 0)")
     weight = hint_weight_of(policy)
-    masks = np.asarray(data["masks"], bool)[hold]
-    hint = np.asarray(data["hint"], np.int64)[hold]
     from .rollout_advantage import advantages
 
-    advantage = np.where(masks, advantages(data["values"][hold], hint), 0.0)
-    predicted = predicted_advantage(policy, np.asarray(data["obs"][hold], np.float32), masks, hint, temperature)
+    # In batches of held-out rows (the labels stay compact): each margin's chosen advantage per row.
+    gains, departs = [[] for _ in margins], [[] for _ in margins]
+    for first in range(0, len(hold), 4096):
+        part = hold[first: first + 4096]
+        masks = np.asarray(data["masks"][part], bool)
+        hint = np.asarray(data["hint"], np.int64)[part]
+        advantage = np.where(masks, advantages(data["values"][part], hint), 0.0)
+        predicted = predicted_advantage(policy, np.asarray(data["obs"][part], np.float32), masks, hint, temperature)
+        for i, m in enumerate(margins):
+            choices = margin_choices(predicted, masks, hint, float(m))
+            gains[i].append(advantage[np.arange(len(part)), choices])
+            departs[i].append(choices != hint)
     table = []
-    for m in margins:
-        choices = margin_choices(predicted, masks, hint, float(m))
-        table.append({"margin": float(m), "gain": held_out_gain(advantage, choices),
-                      "departs": float(np.mean(choices != hint))})
+    for i, m in enumerate(margins):
+        table.append({"margin": float(m), "gain": float(np.mean(np.concatenate(gains[i]))),
+                      "departs": float(np.mean(np.concatenate(departs[i])))})
     chosen = max(table, key=lambda r: (r["gain"], r["margin"]))
     with th.no_grad():
         weight.fill_(chosen["margin"] / temperature)
@@ -456,9 +529,7 @@ def distill_policy(config, policy, run_dir, make_env) -> dict:
     from .rollout_advantage import ROLLOUT_TEACHER, collect_advantage_labels, make_labeler
 
     if d.labels_from:
-        data = load_labels(d.labels_from, env)  # its first distill.decisions labels
-        data.update({key: data[key][: d.decisions] for key in ("obs", "masks", "actions", "hint", "values")
-                     if key in data})
+        data = load_labels(d.labels_from, env, limit=d.decisions)  # its first distill.decisions labels
     elif d.teacher == ROLLOUT_TEACHER:
         labeler = make_labeler(env, **d.teacher_options)
         data = collect_advantage_labels(env, labeler, d.decisions, log=_progress(d.decisions), phases=d.phases)
@@ -505,19 +576,24 @@ def label_decisions(env, decisions: int, choose, illegal, log=None, keep=None) -
     """The labelling loop every teacher shares: the learner's seat plays ``choose(obs, masks, take)
     -> (actions [B], values [len(take), actions] or None)`` at every table, and the decisions with
     more than one legal move (``take``, up to ``decisions`` in all; with ``keep(obs) -> bool [B]``
-    only the rows it keeps) are kept: ``obs`` (float32),
-    ``masks``, ``actions``, ``values`` when ``choose`` gives them, and ``seconds``. An illegal
-    choice raises RuntimeError with ``illegal(actions, masks)``'s message, before the step."""
-    # The kept decisions fill arrays of the final size as they come (no list to concatenate: a
-    # million double-nine labels hold 17 GB, and a concatenation would need it twice).
+    only the rows it keeps) are kept: ``obs`` (a :class:`train.label_store.CompactObservations`,
+    read as float32 rows), ``masks`` (a :class:`~train.label_store.PackedMasks`, read as bool
+    rows), ``actions``, ``values`` when ``choose`` gives them (a
+    :class:`~train.label_store.PackedValues`: NaN where illegal; a value at an illegal move raises
+    ValueError), and ``seconds``. An illegal choice raises RuntimeError with ``illegal(actions,
+    masks)``'s message, before the step."""
+    # The kept decisions fill arrays of the final size as they come (no list to concatenate), the
+    # observations as bytes where they are small integers and the masks and values for the legal
+    # moves only (train/label_store.py): a Double-Nine Cross label held 17 KB as float32 rows.
+    from .label_store import CompactObservations, LegalMovesBuilder
+
     start = time.perf_counter()
     obs = env.reset()
     rows = np.arange(env.num_envs)
     masks = env.action_masks()
-    kept_obs = np.empty((decisions, obs.shape[1]), np.float32)
-    kept_masks = np.empty((decisions, masks.shape[1]), masks.dtype)
+    kept_obs = CompactObservations(decisions, obs.shape[1])
+    kept_moves = LegalMovesBuilder(masks.shape[1])
     kept_actions = np.empty(decisions, np.int64)
-    kept_values = None
     count = 0
     while count < decisions:
         masks = env.action_masks()
@@ -528,20 +604,16 @@ def label_decisions(env, decisions: int, choose, illegal, log=None, keep=None) -
         actions, values = choose(obs, masks, take)
         if not masks[rows, actions].all():
             raise RuntimeError(illegal(actions, masks))
-        part = slice(count, count + len(take))
-        if values is not None:
-            if kept_values is None:
-                kept_values = np.full((decisions, values.shape[1]), np.nan, np.float32)
-            kept_values[part] = values
-        kept_obs[part] = obs[take]
-        kept_masks[part] = masks[take]
-        kept_actions[part] = actions[take]
+        kept_obs.put(count, obs[take])
+        kept_moves.add(masks[take], values)
+        kept_actions[count: count + len(take)] = actions[take]
         count += len(take)
         if log is not None:
             log(count, time.perf_counter() - start)
         env.step_async(actions)
         obs, _, _, _ = env.step_wait()
-    data = {"obs": kept_obs, "masks": kept_masks, "actions": kept_actions, "seconds": time.perf_counter() - start}
-    if kept_values is not None:
-        data["values"] = kept_values
+    packed_masks, packed_values = kept_moves.finish()
+    data = {"obs": kept_obs, "masks": packed_masks, "actions": kept_actions, "seconds": time.perf_counter() - start}
+    if packed_values is not None:
+        data["values"] = packed_values
     return data

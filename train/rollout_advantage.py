@@ -338,5 +338,5 @@ def collect_advantage_labels(env, labeler, decisions: int, behaviour=None, log=N
         keep = phase_filter(phases)
     data = label_decisions(env, decisions, choose, lambda actions, masks: "the behaviour policy chose an illegal move",
                            log, keep)
-    data["hint"] = data["obs"][:, size].astype(np.int64)
+    data["hint"] = data["obs"].column(size).astype(np.int64)
     return data
