@@ -225,11 +225,15 @@ def test_tiny_run_with_action_points_saves_loads_and_plays_identically(tmp_path)
                            "num_envs: 32, epochs: 2, batch_size: 64, margins: [0.0, 1.0]}")
     summary = json.loads((run / "distill" / "summary.json").read_text())
     assert summary["labels"] == 300
-    with np.load(run / "distill" / "labels.npz") as f:
+    from train.label_store import CompactObservations, PackedMasks
+
+    with np.load(run / "distill" / "labels.npz") as f:  # (the compact labels' arrays, train/label_store.py)
         rules = make_rules("five_up", 4, **family_options("five_up", {}))
         size = 990
-        assert f["obs"].shape[1] == size + 1 + rules.num_actions
-        obs, masks = f["obs"][:64], f["masks"][:64].astype(bool)
+        stored = CompactObservations.from_arrays(f, "obs")
+        assert stored.shape[1] == size + 1 + rules.num_actions
+        obs = np.asarray(stored[:64], np.float32)
+        masks = np.asarray(PackedMasks(f["legal_indptr"], f["legal_actions"], int(f["num_actions"]))[:64]).astype(bool)
     # The labels' stored points are the seat's points input.
     greedy = hint_agent({"game": "five_up", "num_players": 4, "options": rules.options()})
     assert np.array_equal(obs[:, size + 1:], action_points(greedy, obs[:, :size], masks))
