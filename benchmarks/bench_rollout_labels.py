@@ -6,6 +6,7 @@ of each decision played out to the end of the hand.
     OMP_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/bench_rollout_labels.py --game chickenfoot --tables 512 --decisions 3000
     OMP_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/bench_rollout_labels.py --game nos --phases set announce
     OMP_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/bench_rollout_labels.py --game nos --phases endgame --samples 8
+    OMP_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/bench_rollout_labels.py --game five_up --action-points
 
 prints the labels a second, the batched playout steps (Nos: the playouts a second), the legal moves
 per decision and the load.
@@ -29,6 +30,8 @@ def main() -> None:
                                                                "(e.g. set announce, the openings)")
     parser.add_argument("--samples", type=int, default=0, help="Nos: average each label over this many deals "
                                                                 "of the hidden tiles (0: the real table)")
+    parser.add_argument("--action-points", action="store_true",
+                        help="a scoring game: the env also computes each action's immediate points (env.action_points)")
     args = parser.parse_args()
     # after the arguments: --help works on the core install, without the train extra
     from agents.family.games import make_rules
@@ -45,12 +48,13 @@ def main() -> None:
     pool = OpponentPool(seed=1)
     pool.add(FamilyGreedyAgent(rules, seed=2), 1.0)
     env = SelfPlayVecEnv(args.tables, pool, num_players=4, seed=5, game=args.game, greedy_hint=True,
-                         game_options=options, threads=1)
+                         game_options=options, threads=1, action_points=args.action_points)
     labeler = RolloutLabeler(rules, capacity=args.capacity)
     start = time.perf_counter()
     data = collect_advantage_labels(env, labeler, args.decisions)
     seconds = time.perf_counter() - start
-    print(f"{args.game}: {args.decisions:,} labels in {seconds:.1f} s ({args.decisions / seconds:,.0f}/s), "
+    points = " (with the action points)" if args.action_points else ""
+    print(f"{args.game}{points}: {args.decisions:,} labels in {seconds:.1f} s ({args.decisions / seconds:,.0f}/s), "
           f"{labeler.playout_steps:,} batched playout steps, {data['masks'].legal_counts().mean():.2f} legal moves a "
           f"decision, {args.tables} tables, load {os.getloadavg()[0]:.1f}")
 
