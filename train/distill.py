@@ -45,8 +45,9 @@ def raw_observation_size(env) -> int:
 
 def collect_labels(env, teacher, decisions: int, values: bool = False, log=None) -> dict:
     """Play ``env``'s tables with ``teacher`` in the learner's seat until ``decisions`` learner
-    decisions with more than one legal action are recorded; returns ``obs`` (float32, as the
-    policy reads them), ``masks`` (bool), ``actions`` (int64, the teacher's choices),
+    decisions with more than one legal action are recorded; returns ``obs`` (as the policy reads
+    them; compact, read as float32 rows: train/label_store.py), ``masks`` (compact, read as bool
+    rows), ``actions`` (int64, the teacher's choices),
     ``hint`` (int64, the Greedy/Tactics hint's choice, -1 without a hint) and ``seconds``.
 
     The teacher is asked once per step for every table, with a ``BatchContext`` naming the
@@ -54,7 +55,7 @@ def collect_labels(env, teacher, decisions: int, values: bool = False, log=None)
     With ``values`` it is asked row by row instead, and ``values`` [N, actions] (float32, NaN
     where not a candidate) keeps each decision's action values from its ``last_search``
     (Search's mean rollout value of each legal action: the acting seat's points in the rest of
-    the hand minus the mean of the others')."""
+    the hand minus the mean of the others'; compact, for the legal moves only)."""
     if decisions < 1:
         raise ValueError(f"decisions must be positive, got {decisions}")
     if values and not hasattr(teacher, "last_search"):
