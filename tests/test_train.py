@@ -102,7 +102,7 @@ def test_policy_refuses_observations_of_the_wrong_size():
 
 
 # ------------------------------------------------------------------- configs
-@pytest.mark.parametrize("name", ["quick", "quick_fast", "full", "smoke", "nos_openings"])
+@pytest.mark.parametrize("name", ["quick", "quick_fast", "full", "smoke", "nos_openings", "nos_openings_ppo"])
 def test_shipped_configs_load(name):
     config = load_config(ROOT / "configs" / f"{name}.yaml")
     assert config.run.name == name
@@ -119,6 +119,18 @@ def test_nos_openings_fits_the_openings_and_keeps_tactics_elsewhere():
     assert c.distill.phases == ["set", "announce"] and c.run.total_timesteps == 0
     opening_blocks = {"set", "draw", "announce"}  # the set phase's set and draw, the announce phase's
     assert set(c.policy.hint_kept) == set(ACTION_BLOCKS) - opening_blocks
+
+
+def test_nos_openings_ppo_is_the_openings_fit_then_ppo_with_the_hint_as_a_prior():
+    """configs/nos_openings_ppo.yaml (docs/training.md, "PPO after the fitted openings"): the same fit
+    as nos_openings.yaml, then PPO, the kept hint a 4-logit prior instead of always played; nothing
+    else differs but the rollout's shape (2048 tables of 8 steps: the full config's)."""
+    ppo = load_config(ROOT / "configs" / "nos_openings_ppo.yaml").to_dict()
+    fit = load_config(ROOT / "configs" / "nos_openings.yaml").to_dict()
+    differ = {(section, key): ppo[section][key] for section in ppo for key in ppo[section]
+              if ppo[section][key] != fit[section][key]}
+    assert differ == {("run", "name"): "nos_openings_ppo", ("run", "total_timesteps"): 12_000_000,
+                      ("env", "num_envs"): 2048, ("ppo", "n_steps"): 8, ("policy", "kept_bonus"): 4.0}
 
 
 def test_quick_fast_is_quick_on_two_cores():
