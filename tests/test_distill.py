@@ -257,3 +257,33 @@ def test_tiny_distilled_run_saves_labels_reuses_them_and_plays(tmp_path):
         load_labels(labels, hinted_env(game="draw"))
     r = run_tournament([f"model:{run / 'model.zip'}", "greedy", "greedy", "greedy"], 2, game="fours", progress=False)
     assert len(r.deal) == 8
+
+
+def test_a_search_teachers_advantage_labels_are_its_values_less_the_hinted_moves(tmp_path):
+    """target: advantage with teacher: search (as configs/family/blind_search.yaml) keeps Search's
+    values with the labels, and the fit regresses them less the Greedy hint's value."""
+    from train.cli import main as train_main
+    from train.rollout_advantage import advantages
+
+    path = tmp_path / "adv.yaml"
+    path.write_text(
+        f"run: {{name: adv, total_timesteps: 0, output_dir: {tmp_path}}}\n"
+        "env: {game: fours, num_envs: 8, greedy_hint: true, num_threads: 1}\n"
+        "opponents: {baselines: {greedy: 1.0}}\n"
+        "ppo: {n_steps: 4, batch_size: 32, n_epochs: 1}\n"
+        "distill: {teacher: search, teacher_options: {rollouts: 8}, target: advantage, decisions: 40, num_envs: 8, "
+        "epochs: 1, batch_size: 16, margins: [0.0, 1.0]}\n"
+        "eval: {every: 0, final_deals: 2, final_opponents: [greedy]}\n"
+        "output: {checkpoint_every: 0, tensorboard: false, progress_bar: false}\n")
+    train_main(["--config", str(path)])
+    run = tmp_path / "adv"
+    data = dense_labels(load_labels(run / "distill" / "labels.npz", hinted_env()))
+    assert len(data["actions"]) == 40 and "values" in data
+    legal = data["masks"].astype(bool)
+    assert np.isfinite(data["values"][legal]).all()  # Search values every legal move of fours
+    # Search's own choice is a move of highest value, so no label's best advantage is negative.
+    adv = np.where(legal, advantages(data["values"], data["hint"]), -np.inf)
+    assert (adv.max(axis=1) >= 0).all()
+    assert np.allclose(adv[np.arange(40), data["hint"]], 0.0)
+    summary = json.loads((run / "distill" / "summary.json").read_text())
+    assert summary["target"] == "advantage" and summary["margin"] is not None

@@ -540,7 +540,9 @@ def distill_policy(config, policy, run_dir, make_env) -> dict:
         if config.env.game != "nos":
             kwargs["rules"] = env.tables.rules
         teacher = make_agent(d.teacher, seed=collect_config.run.seed, **kwargs, **d.teacher_options)
-        data = collect_labels(env, teacher, d.decisions, values=d.target == "values", log=_progress(d.decisions))
+        # "advantage" regresses the teacher's values less its value of the hinted move: both need the values
+        data = collect_labels(env, teacher, d.decisions, values=d.target in ("values", "advantage"),
+                              log=_progress(d.decisions))
         save_labels(folder / "labels.npz", data)
     env.close()
     rows = behaviour_clone(policy, data, d.epochs, d.batch_size, d.learning_rate, d.holdout, seed=config.run.seed,
