@@ -71,6 +71,9 @@ class PPOConfig:
     batch_size: int = 8192
     n_epochs: int = 3
     learning_rate: float = 3e-4
+    # null: learning_rate throughout; a number in [0, learning_rate]: the rate falls linearly from
+    # learning_rate at timestep 0 to this at run.total_timesteps (train/schedules.py)
+    learning_rate_end: Any = None
     gamma: float = 1.0  # chips at the end of a hand count fully
     gae_lambda: float = 0.95
     clip_range: float = 0.2
@@ -405,6 +408,7 @@ def validate(c: TrainConfig, source: str = "config") -> None:
         _fail(w("ppo.batch_size"), f"{c.ppo.batch_size} leaves a minibatch of one sample "
                                    f"(rollout {rollout}); pick a size that divides the rollout")
     _positive(w("ppo.learning_rate"), c.ppo.learning_rate)
+    _check_learning_rate_end(c, w("ppo.learning_rate_end"))
     if c.ppo.overlap_in not in ("thread", "process"):
         _fail(w("ppo.overlap_in"), f"must be 'thread' or 'process' (where an overlapped update runs), "
                                    f"got {c.ppo.overlap_in!r}")
@@ -479,6 +483,27 @@ def validate(c: TrainConfig, source: str = "config") -> None:
         if r.address is None and r.num_env_runners + 1 > r.num_cpus:
             _fail(w("rllib.num_env_runners"), f"{r.num_env_runners} runners and the driver need "
                                               f"{r.num_env_runners + 1} CPUs; rllib.num_cpus is {r.num_cpus}")
+
+
+def _check_learning_rate_end(c: TrainConfig, where: str) -> None:
+    """ppo.learning_rate_end: null (a constant rate) or a number from 0 to ppo.learning_rate."""
+    end = c.ppo.learning_rate_end
+    if end is None:
+        return
+    if isinstance(end, str):  # YAML 1.1 reads 3e-5 (no dot) as a string
+        try:
+            end = float(end)
+        except ValueError:
+            pass
+    if isinstance(end, bool) or not isinstance(end, (int, float)) or not math.isfinite(end):
+        _fail(where, f"must be null (a constant ppo.learning_rate) or a number, got {c.ppo.learning_rate_end!r}")
+    if not 0 <= end <= c.ppo.learning_rate:
+        _fail(where, f"the rate falls from ppo.learning_rate ({c.ppo.learning_rate}) to it: it must be in "
+                     f"[0, {c.ppo.learning_rate}], got {end}")
+    if c.run.engine != "sb3":
+        _fail(where, "is the sb3 engine's schedule (train/schedules.py); the rllib engine keeps a constant "
+                     "ppo.learning_rate: leave it null")
+    c.ppo.learning_rate_end = float(end)
 
 
 def _check_distill(c: TrainConfig, source: str, agents: list) -> None:

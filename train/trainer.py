@@ -41,6 +41,7 @@ from .learner_process import learner_process
 from .overlap import OVERLAP_ATTRIBUTES, overlap_updates
 from .report import final_report
 from .runfiles import RESUMABLE, check_resume_config, is_run_folder, truncate_csv  # noqa: F401
+from .schedules import learning_rate
 from .selfplay import OpponentPool, SelfPlayVecEnv
 
 def make_env(config: TrainConfig) -> tuple[SelfPlayVecEnv, OpponentPool]:
@@ -84,7 +85,7 @@ def make_model(config: TrainConfig, env: SelfPlayVecEnv) -> MaskablePPO:
                      **({"privileged": env.privileged_size} if env.privileged_size else {}),
                      # fused: one kernel for all of Adam's per-parameter updates (CPU since torch 2.4)
                      "optimizer_kwargs": {"eps": 1e-5, "fused": True}}
-    return fast_update(config, MaskablePPO(NosPolicy, env, rollout_buffer_class=CompactMaskableRolloutBuffer, learning_rate=p.learning_rate, n_steps=p.n_steps, batch_size=p.batch_size,
+    return fast_update(config, MaskablePPO(NosPolicy, env, rollout_buffer_class=CompactMaskableRolloutBuffer, learning_rate=learning_rate(c), n_steps=p.n_steps, batch_size=p.batch_size,
                        n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range,
                        ent_coef=p.ent_coef, vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm, target_kl=p.target_kl,
                        policy_kwargs=policy_kwargs, seed=c.run.seed, device="cpu", verbose=0))
@@ -362,6 +363,11 @@ def train(config: TrainConfig, resume: bool = False, progress: bool = True) -> d
         # load_model: checkpoints saved while NosPolicy lived in train/policy.py load too
         model = fast_update(config, load_model(run_dir / "checkpoints" / Path(state["checkpoint"]).name, env=env,
                                               device="cpu"))
+        # The rate from the config (train/schedules.py), not the one pickled in the checkpoint: the same
+        # while ppo.learning_rate and learning_rate_end may not change on resume, and read over the new
+        # run.total_timesteps by SB3's progress.
+        model.learning_rate = learning_rate(config)
+        model._setup_lr_schedule()
         # New random streams from here on (deals, opponents, sampling), not a replay of the first launch's.
         model.set_random_seed(config.run.seed + model.num_timesteps)
         snapshots.restore(state["snapshots"], model.policy)
