@@ -55,7 +55,8 @@ class PolicyAgent(Agent):
         self.policy.set_training_mode(False)
         self.deterministic = bool(deterministic)
         source = getattr(policy, "hint_source", None)
-        self.hint = 1 if source is not None else hint_size(policy.observation_space, policy.action_space)
+        self.hint = 1 if source is not None else hint_size(policy.observation_space, policy.action_space,
+                                                                    int(getattr(policy, "privileged", 0)))
         self.points = int(getattr(policy, "points", 0))  # the action points behind the hint (their count)
         # The hint's agent: the family game's Greedy (hint_source), else Nos's Tactics.
         self._hinter = None

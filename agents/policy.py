@@ -56,16 +56,19 @@ from .masked_categorical import FastMaskedCategorical  # noqa: E402  (the policy
 from .sparse_linear import SparseInputLinear, SparseRows  # noqa: E402
 
 
-def hint_size(observation_space: spaces.Box, action_space: spaces.Discrete | None = None) -> int:
+def hint_size(observation_space: spaces.Box, action_space: spaces.Discrete | None = None,
+              privileged: int = 0) -> int:
     """0 for plain observations, 1 when the Tactics hint (an action index) follows them. Only Nos
     has the hint. With Nos's action space (557) the observation must be Nos's (1,041 floats, or
-    1,042 with the hint); with another action space it is a family game's (issue 15), any size,
+    1,042 with the hint, then ``privileged`` floats of a privileged critic's tail,
+    train/privileged.py); with another action space it is a family game's (issue 15), any size,
     no hint."""
-    size = int(observation_space.shape[0])
+    size = int(observation_space.shape[0]) - int(privileged)
     nos = action_space is None or int(action_space.n) == NUM_ACTIONS
     if nos and size not in (OBSERVATION_SIZE, OBSERVATION_SIZE + 1):
+        tail = f" before the critic's tail of {int(privileged)}" if privileged else ""
         raise ValueError(f"Nos observations have {OBSERVATION_SIZE} floats, or {OBSERVATION_SIZE + 1} "
-                         f"with the Tactics hint; got {size}")
+                         f"with the Tactics hint{tail}; got {size}")
     return size - OBSERVATION_SIZE if nos else 0
 
 
@@ -187,18 +190,20 @@ class HintExtractor(nn.Module):
 
 class PrivilegedExtractor(nn.Module):
     """A privileged critic's MLPs (train/privileged.py): the actor reads the encoded observation
-    (and the hint, carried along as in :class:`HintExtractor`); the critic reads the encoded
-    observation *and* the privileged tail (the other seats' hands). Nothing of the tail reaches
-    the actor, so the policy plays from its seat's view alone."""
+    (and the hint, then the endgame gate if ``gate``, carried along as in :class:`HintExtractor`);
+    the critic reads the encoded observation *and* the privileged tail (the other seats' hands).
+    Nothing of the tail reaches the actor, so the policy plays from its seat's view alone. The
+    features are [encoded (width), hint (hint), tail (privileged), gate (gate)], as
+    :class:`NosEncoder` lays them out."""
 
-    def __init__(self, width: int, hint: int, privileged: int, net_arch, activation_fn, device):
+    def __init__(self, width: int, hint: int, privileged: int, net_arch, activation_fn, device, gate: int = 0):
         super().__init__()
-        self.width, self.hint, self.privileged = width, hint, privileged
+        self.width, self.hint, self.privileged, self.gate = width, hint, privileged, int(gate)
         self.actor = MlpExtractor(width, net_arch={"pi": list(net_arch["pi"]), "vf": []},
                                   activation_fn=activation_fn, device=device)
         self.critic = MlpExtractor(width + privileged, net_arch={"pi": [], "vf": list(net_arch["vf"])},
                                    activation_fn=activation_fn, device=device)
-        self.latent_dim_pi = self.actor.latent_dim_pi + hint
+        self.latent_dim_pi = self.actor.latent_dim_pi + hint + self.gate
         self.latent_dim_vf = self.critic.latent_dim_vf
 
     def forward(self, features: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
@@ -206,13 +211,17 @@ class PrivilegedExtractor(nn.Module):
 
     def forward_actor(self, features: th.Tensor) -> th.Tensor:
         latent = self.actor.forward_actor(features[:, : self.width])
+        parts = [latent]
         if self.hint:
-            return th.cat([latent, features[:, self.width : self.width + self.hint]], dim=1)
-        return latent
+            parts.append(features[:, self.width : self.width + self.hint])
+        if self.gate:
+            parts.append(features[:, self.width + self.hint + self.privileged :])
+        return th.cat(parts, dim=1) if len(parts) > 1 else latent
 
     def forward_critic(self, features: th.Tensor) -> th.Tensor:
         z = features[:, : self.width]
-        return self.critic.forward_critic(th.cat([z, features[:, self.width + self.hint :]], dim=1))
+        tail = features[:, self.width + self.hint : self.width + self.hint + self.privileged]
+        return self.critic.forward_critic(th.cat([z, tail], dim=1))
 
 
 #: The logit bonus of a hinted action in one of the policy's ``hint_kept`` blocks by default: the
@@ -329,8 +338,12 @@ class NosPolicy(MaskableActorCriticPolicy):
                 or not np.isfinite(points_weight):
             raise ValueError(f"points_weight (the points' starting logit weight) must be a number, got {points_weight!r}")
         self.points_weight = float(points_weight)
+        if isinstance(privileged, bool) or not isinstance(privileged, int) or privileged < 0:
+            raise ValueError(f"privileged (the critic-only tail's size) must be an integer >= 0, got {privileged!r}")
+        self.privileged = int(privileged)
         self.hint_kept = list(hint_kept)
-        if self.hint_kept and (int(action_space.n) != NUM_ACTIONS or hint_size(observation_space, action_space) != 1):
+        if self.hint_kept and (int(action_space.n) != NUM_ACTIONS
+                               or hint_size(observation_space, action_space, self.privileged) != 1):
             raise ValueError("hint_kept names blocks of Nos's actions where the Tactics hint is played: "
                              "it needs a Nos policy with the hint")
         self._kept = kept_actions(self.hint_kept) if self.hint_kept else None
@@ -347,16 +360,11 @@ class NosPolicy(MaskableActorCriticPolicy):
         # correct (D14, agents/tactics.py), which the network cannot read from its observation.
         self._freed = kept_actions(self.hint_freed_in_endgame) & ~closing_actions() \
             if self.hint_freed_in_endgame else None
-        if isinstance(privileged, bool) or not isinstance(privileged, int) or privileged < 0:
-            raise ValueError(f"privileged (the critic-only tail's size) must be an integer >= 0, got {privileged!r}")
-        if privileged and int(action_space.n) == NUM_ACTIONS:
-            raise ValueError("the privileged critic is a family game's (train/privileged.py), not Nos's")
-        self.privileged = int(privileged)
         if self.hint_source is not None and int(action_space.n) == NUM_ACTIONS:
             raise ValueError("hint_source is a family game's Greedy hint; Nos's policy reads the Tactics hint "
                              "from its observation size")
         # Nos: the sizes say whether the Tactics hint follows; a family game: hint_source says so.
-        self.hint = 1 if self.hint_source is not None else hint_size(observation_space, action_space)
+        self.hint = 1 if self.hint_source is not None else hint_size(observation_space, action_space, self.privileged)
         #: Floats of the action points behind the hint (0 without them): one per action.
         self.points = int(action_space.n) if self.action_points else 0
         self.width = int(width)
@@ -374,7 +382,8 @@ class NosPolicy(MaskableActorCriticPolicy):
     def _build_mlp_extractor(self) -> None:
         if self.privileged:
             self.mlp_extractor = PrivilegedExtractor(self.width, self.hint + self.points, self.privileged,
-                                                     self.net_arch, self.activation_fn, self.device)
+                                                     self.net_arch, self.activation_fn, self.device,
+                                                     gate=int(self._freed is not None))
             return
         if not self.hint:
             return super()._build_mlp_extractor()

@@ -50,8 +50,9 @@ class EnvConfig:
     # a scoring game's, with greedy_hint: each action's immediate points follow the hint, and the policy
     # adds policy.points_weight * points to each logit (agents/policy.py action_points)
     action_points: bool = False
-    # a family game's: the critic also reads the other seats' hands during training (train/privileged.py);
-    # the policy never does, and a saved model plays without them
+    # the critic also reads the other seats' hands (Nos: and the boneyard's next draw and bottom two)
+    # during training (train/privileged.py); the policy never does, and a saved model plays without them.
+    # Nos and the family games but Blind; not the rllib engine
     privileged_critic: bool = False
     num_threads: Any = "auto"  # the fast engine's threads: "auto" or 1..NUMBA_NUM_THREADS (nos_env/threads.py)
 
@@ -347,8 +348,6 @@ def validate(c: TrainConfig, source: str = "config") -> None:
             _fail(w("env.game_options"), "are for the family games; Nos takes its options elsewhere (none here)")
         if c.env.greedy_hint:
             _fail(w("env.greedy_hint"), "is a family game's (its Greedy's choice); Nos's hint is env.tactics_hint")
-        if c.env.privileged_critic:
-            _fail(w("env.privileged_critic"), "is a family game's (it reads FamilyTables' hands), not Nos's")
     else:
         _check_family(c, source)
     _check_action_points(c, source)

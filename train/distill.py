@@ -137,7 +137,8 @@ def save_labels(path, data: dict) -> None:
 
 def load_labels(path, env, limit: int | None = None) -> dict:
     """Labels written by :func:`save_labels` (or, dense, before the compact format), checked against
-    ``env``'s observation and action sizes, compact in memory; the first ``limit`` of them if given."""
+    ``env``'s observation and action sizes, compact in memory; the first ``limit`` of them if given.
+    Labels without ``env``'s privileged critic tail (``env.privileged_size`` floats) get it as zeros."""
     from .label_store import CompactObservations, PackedMasks, PackedValues
 
     n = None if limit is None else int(limit)
@@ -159,6 +160,13 @@ def load_labels(path, env, limit: int | None = None) -> dict:
             if "values" in data:
                 data["masks"] = data["values"].masks
     size, actions = int(env.observation_space.shape[0]), int(env.action_space.n)
+    tail = int(getattr(env, "privileged_size", 0))
+    if tail and data["obs"].shape[1] == size - tail:
+        # Labels of a run without the privileged critic's tail: zeros stand for it (the fit trains
+        # the actor, which never reads it; train/label_store.py ZeroTail).
+        from .label_store import ZeroTail
+
+        data["obs"] = ZeroTail(data["obs"], tail)
     if data["obs"].shape[1] != size or data["masks"].shape[1] != actions:
         raise ValueError(f"{path} holds observations of {data['obs'].shape[1]} floats and {data['masks'].shape[1]} "
                          f"actions; this run's are {size} and {actions} (another game, hint or critic tail)")

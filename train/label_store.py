@@ -174,6 +174,41 @@ class CompactObservations(_Rows):
         return out
 
 
+class ZeroTail(_Rows):
+    """``base``'s rows [rows, width] with ``zeros`` columns of 0.0 after them, built one minibatch
+    at a time (nothing full-size is made). Why: labels collected without a privileged critic's
+    tail (train/privileged.py) fit a run that has one; the actor never reads the tail (the fit
+    trains the actor only), so zeros stand for it exactly as a saved model's player fills them."""
+
+    dtype = np.dtype(np.float32)
+
+    def __init__(self, base: _Rows, zeros: int):
+        if zeros < 0:
+            raise ValueError(f"zeros (the tail's columns) must be >= 0, got {zeros}")
+        self.base, self.zeros = base, int(zeros)
+        self.shape = (base.shape[0], base.shape[1] + self.zeros)
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.base.nbytes)
+
+    def _dense(self, rows: np.ndarray) -> np.ndarray:
+        out = np.zeros((len(rows), self.shape[1]), np.float32)
+        out[:, : self.base.shape[1]] = self.base[rows]
+        return out
+
+    def column(self, j: int) -> np.ndarray:
+        """float32 [rows]: column ``j`` (zeros in the tail)."""
+        if not 0 <= j < self.shape[1]:
+            raise IndexError(f"column {j} is out of range for {self.shape[1]} columns")
+        if j >= self.base.shape[1]:
+            return np.zeros(len(self), np.float32)
+        return self.base.column(j)
+
+    def head(self, n: int) -> ZeroTail:
+        return ZeroTail(self.base.head(n), self.zeros)
+
+
 def _action_dtype(num_actions: int):
     return np.int16 if num_actions <= np.iinfo(np.int16).max else np.int32
 

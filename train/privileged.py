@@ -14,6 +14,14 @@ are bit sets of one or two 64-bit words in the tile set's canonical order; Blind
 it holds, one 0/1 float per tile of the set. The boneyard's tiles are implied (the tiles
 no hand holds and the table has not placed), so they are not repeated.
 
+Nos (``nos_env.fast_engine.FastTables``, hands one 28-bit column of ``S``) gets the same
+planes and two more of the boneyard, whose order Nos's rules keep hidden (docs/rules/nos.md:
+draws come from its top, its bottom two are never drawn): the tile the next draw (or the set)
+takes, and the bottom two. The boneyard's *set* is implied as in the family games, but who
+draws which tile and which two tiles stay out of play (so whether a closing is certainly
+correct, D14) are not; the rest of the order is left out (the next draw is most of what one
+decision changes, and each plane costs the critic's first layer 28 inputs).
+
 ``agents.policy.NosPolicy(privileged=K)`` routes the last K floats of its observation to the
 critic only; a saved model plays without them (``agents.model.PolicyAgent`` fills zeros
 that no action logit reads).
@@ -24,8 +32,22 @@ from __future__ import annotations
 import numpy as np
 
 
+#: Nos's planes after the other hands: the next draw's tile, the boneyard's bottom two.
+NOS_BONEYARD_PLANES = 2
+
+
+def _is_nos(tables) -> bool:
+    from nos_env.fast_engine import FastTables
+
+    return isinstance(tables, FastTables)
+
+
 def privileged_size(tables) -> int:
     """Floats :func:`privileged_features` gives per row for these tables."""
+    if _is_nos(tables):
+        from nos_env.games import nos as K
+
+        return (tables.num_players - 1 + NOS_BONEYARD_PLANES) * K.NT
     _check(tables)
     return (tables.num_players - 1) * tables.rules.num_tiles
 
@@ -39,14 +61,17 @@ def _hand_words(tables):
 
 def _check(tables) -> None:
     if _hand_words(tables) is None:
-        raise ValueError(f"the privileged critic reads FamilyTables' hands (block, draw, cross, double_nine_cross, "
+        raise ValueError(f"the privileged critic reads Nos's FastTables' and FamilyTables' hands (block, draw, cross, double_nine_cross, "
                          f"matador, all_fives, fives_and_threes, five_up, bergen, fours), ChickenfootTables' and "
                          f"MexicanTrainTables'; got {type(tables).__name__}")
 
 
 def privileged_features(tables, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
     """float32 [len(rows), (n - 1) * num_tiles]: at each row, the hands of the seats after
-    ``seats[i]`` (seat + 1, ..., seat + n - 1, mod n), tile t of the k-th at column k * N + t."""
+    ``seats[i]`` (seat + 1, ..., seat + n - 1, mod n), tile t of the k-th at column k * N + t.
+    Nos adds its two boneyard planes after them (:func:`nos_privileged_features`)."""
+    if _is_nos(tables):
+        return nos_privileged_features(tables, rows, seats)
     _check(tables)
     rows = np.asarray(rows, np.int64)
     seats = np.asarray(seats, np.int64)
@@ -57,3 +82,31 @@ def privileged_features(tables, rows: np.ndarray, seats: np.ndarray) -> np.ndarr
     t = np.arange(N)
     bits = (held[:, :, t // 64] >> (t % 64).astype(np.uint64)[None, None, :]) & np.uint64(1)
     return bits.reshape(len(rows), (n - 1) * N).astype(np.float32)
+
+
+def nos_privileged_features(tables, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    """float32 [len(rows), (n + 1) * 28] for Nos's FastTables: the other seats' hands as in
+    :func:`privileged_features` (tile t is ``tiles.ALL_TILES[t]``), then a one-hot of the tile
+    the next draw takes (all zeros when no tile may be drawn: 2 or fewer left, the rules'
+    section 7), then the boneyard's bottom two tiles (never drawn; zeros once the hand is over and
+    the table waits)."""
+    from nos_env.games import nos as K
+
+    rows = np.asarray(rows, np.int64)
+    seats = np.asarray(seats, np.int64)
+    n, N = tables.num_players, K.NT
+    hands = tables.S[rows, :n, K.S_HAND].astype(np.int64)  # [R, n], bit t: tile t
+    others = (seats[:, None] + np.arange(1, n)[None, :]) % n
+    held = np.take_along_axis(hands, others, axis=1)  # [R, n - 1]
+    t = np.arange(N)
+    out = np.zeros((len(rows), n + 1, N), np.float32)
+    out[:, : n - 1] = (held[:, :, None] >> t) & 1
+    top, end = tables.T[rows, K.T_BONE_TOP].astype(np.int64), tables.T[rows, K.T_BONE_END].astype(np.int64)
+    bone = tables.BONE[rows].astype(np.int64)
+    r = np.arange(len(rows))
+    can_draw = end - top > 2
+    out[r[can_draw], n - 1, bone[r[can_draw], top[can_draw]]] = 1.0
+    dealt = end >= 2  # a table with its deal (always, while a seat is to move)
+    for k in (2, 1):
+        out[r[dealt], n, bone[r[dealt], end[dealt] - k]] = 1.0
+    return out.reshape(len(rows), (n + 1) * N)
