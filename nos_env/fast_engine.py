@@ -425,6 +425,20 @@ class FastTables(TablesBase):
         """int64 [B, n]: each seat's dealt tiles in the current hand, as sets (bit t: ``ALL_TILES[t]``)."""
         return self.S[:, : self.num_players, K.S_DEALT].astype(np.int64)
 
+    @property
+    def hands(self) -> np.ndarray:
+        """int64 [B, n]: each seat's hand now, as sets (bit t: ``ALL_TILES[t]``). Hidden
+        information: for a critic that sees every hand during training (train/privileged.py),
+        never for an agent's decision."""
+        return self.S[:, : self.num_players, K.S_HAND].astype(np.int64)
+
+    @property
+    def boneyard_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """(top, end), int64 [B] each: the tiles still in each boneyard are columns ``top`` to
+        ``end - 1`` of :meth:`boneyard_order`, the next draw takes column ``top`` (while more than
+        two are left, the rules' section 7) and the last two are never drawn."""
+        return self.T[:, K.T_BONE_TOP].astype(np.int64), self.T[:, K.T_BONE_END].astype(np.int64)
+
     def boneyard_order(self, size: int | None = None) -> np.ndarray:
         """int64 [B, size]: each table's boneyard as dealt, tile indices top first (``size``
         defaults to the tiles a deal leaves in the boneyard for these player counts)."""

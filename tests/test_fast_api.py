@@ -341,3 +341,27 @@ def test_play_loop_refuses_bad_setups(make, message):
     tables.reset_tables()
     with pytest.raises(ValueError, match=message):
         make(tables)
+
+
+def test_hands_and_boneyard_bounds_are_the_deal_at_the_start_and_copies():
+    """``FastTables.hands`` and ``boneyard_bounds`` (the privileged critic's way in,
+    train/privileged.py): before the first tile is set each seat holds its dealt tiles and the
+    whole boneyard is undrawn; the arrays are copies, so writing them changes no table."""
+    from nos_env.fast_engine import FastTables
+
+    for n in (3, 4, 5):
+        t = FastTables(6, num_players=n, seed=11, num_threads=1)
+        t.reset_tables()
+        assert (t.hands == t.dealt_tiles).all()
+        top, end = t.boneyard_bounds
+        full = 28 - n * (8 - n)
+        assert (top == 0).all() and (end == full).all()
+        hands = t.hands
+        hands[:] = 0
+        top[:] = 5
+        assert (t.hands == t.dealt_tiles).all() and (t.boneyard_bounds[0] == 0).all()
+        # Every tile is in exactly one hand or the boneyard.
+        bone = t.boneyard_order()
+        for b in range(6):
+            held = [tile for s in range(n) for tile in range(28) if (int(t.hands[b, s]) >> tile) & 1]
+            assert sorted(held + bone[b].tolist()) == list(range(28))

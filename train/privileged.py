@@ -30,6 +30,7 @@ that no action logit reads).
 from __future__ import annotations
 
 import numpy as np
+from nos_env.tiles import ALL_TILES
 
 
 #: Nos's planes after the other hands: the next draw's tile, the boneyard's bottom two.
@@ -45,9 +46,7 @@ def _is_nos(tables) -> bool:
 def privileged_size(tables) -> int:
     """Floats :func:`privileged_features` gives per row for these tables."""
     if _is_nos(tables):
-        from nos_env.games import nos as K
-
-        return (tables.num_players - 1 + NOS_BONEYARD_PLANES) * K.NT
+        return (tables.num_players - 1 + NOS_BONEYARD_PLANES) * len(ALL_TILES)
     _check(tables)
     return (tables.num_players - 1) * tables.rules.num_tiles
 
@@ -90,19 +89,17 @@ def nos_privileged_features(tables, rows: np.ndarray, seats: np.ndarray) -> np.n
     the next draw takes (all zeros when no tile may be drawn: 2 or fewer left, the rules'
     section 7), then the boneyard's bottom two tiles (never drawn; zeros once the hand is over and
     the table waits)."""
-    from nos_env.games import nos as K
-
     rows = np.asarray(rows, np.int64)
     seats = np.asarray(seats, np.int64)
-    n, N = tables.num_players, K.NT
-    hands = tables.S[rows, :n, K.S_HAND].astype(np.int64)  # [R, n], bit t: tile t
+    n, N = tables.num_players, len(ALL_TILES)
+    hands = tables.hands[rows]  # [R, n], bit t: tile t
     others = (seats[:, None] + np.arange(1, n)[None, :]) % n
     held = np.take_along_axis(hands, others, axis=1)  # [R, n - 1]
     t = np.arange(N)
     out = np.zeros((len(rows), n + 1, N), np.float32)
     out[:, : n - 1] = (held[:, :, None] >> t) & 1
-    top, end = tables.T[rows, K.T_BONE_TOP].astype(np.int64), tables.T[rows, K.T_BONE_END].astype(np.int64)
-    bone = tables.BONE[rows].astype(np.int64)
+    top, end = (bound[rows] for bound in tables.boneyard_bounds)
+    bone = tables.boneyard_order()[rows]
     r = np.arange(len(rows))
     can_draw = end - top > 2
     out[r[can_draw], n - 1, bone[r[can_draw], top[can_draw]]] = 1.0
