@@ -35,6 +35,7 @@ def main(argv=None) -> None:
     from agents.tactics import TacticsAgent
     from train.selfplay import OpponentPool, SelfPlayVecEnv
 
+    th.manual_seed(a.seed)  # the model samples its moves: the same seed, the same figures
     policy = load_policy(a.model)
     policy.set_training_mode(False)
     privileged = int(getattr(policy, "privileged", 0))
