@@ -36,6 +36,7 @@ def main(argv=None) -> None:
     from agents.family.games import make_rules
     from agents.family.greedy import FamilyGreedyAgent
     from agents.model import PolicyAgent, load_policy
+    from train.returns import explained_variance, returns_to_hand_end
     from train.selfplay import OpponentPool, SelfPlayVecEnv
 
     policy = load_policy(a.model)
@@ -65,21 +66,12 @@ def main(argv=None) -> None:
         obs, r, d, _ = env.step(agent.act_batch(obs[:, : start - 1], env.action_masks()))
         R.append(r)
         D.append(d)
-    V, Z, S, R, D = map(np.array, (V, Z, S, R, D))
-    G = np.zeros_like(R, dtype=np.float64)
-    ended = np.zeros_like(D)
-    for b in range(R.shape[1]):
-        acc, seen = 0.0, False
-        for t in range(R.shape[0] - 1, -1, -1):
-            if D[t, b]:
-                acc, seen = 0.0, True
-            acc += R[t, b]
-            G[t, b], ended[t, b] = acc, seen
-    m = ended.astype(bool)
+    V, Z, S = map(np.array, (V, Z, S))
+    G, m = returns_to_hand_end(R, D)
     y = G[m]
 
     def ev(pred):
-        return 1 - np.var(y - pred) / np.var(y)
+        return explained_variance(y, pred)
 
     print(f"{a.model} ({a.game}): {m.sum()} decisions whose hand ended in the window")
     print(f"critic: EV {ev(V[m]):.3f}; other hands zeroed {ev(Z[m]):.3f}; shuffled between tables {ev(S[m]):.3f}")

@@ -33,6 +33,7 @@ def main(argv=None) -> None:
 
     from agents.model import load_policy
     from agents.tactics import TacticsAgent
+    from train.returns import explained_variance, returns_to_hand_end
     from train.selfplay import OpponentPool, SelfPlayVecEnv
 
     th.manual_seed(a.seed)  # the model samples its moves: the same seed, the same figures
@@ -61,21 +62,12 @@ def main(argv=None) -> None:
         obs, r, d, _ = env.step(actions)
         R.append(r)
         D.append(d)
-    V, R, D = np.array(V), np.array(R, np.float64), np.array(D)
-    G = np.zeros_like(R)
-    ended = np.zeros_like(D)
-    for b in range(R.shape[1]):
-        acc, seen = 0.0, False
-        for k in range(R.shape[0] - 1, -1, -1):
-            if D[k, b]:
-                acc, seen = 0.0, True
-            acc += R[k, b]
-            G[k, b], ended[k, b] = acc, seen
-    m = ended.astype(bool)
+    V = np.array(V)
+    G, m = returns_to_hand_end(R, D)
     y = G[m]
 
     def ev(pred):
-        return 1 - np.var(y - pred) / np.var(y)
+        return explained_variance(y, pred)
 
     line = f"{a.model}: {m.sum()} decisions whose hand ended in the window; critic EV {ev(V[m]):.3f}"
     if privileged:
