@@ -25,6 +25,30 @@ def privileged_env(game="draw", num_players=4, tables=16, hint=True):
                           privileged_critic=True)
 
 
+def assert_the_tail_moves_only_the_value(policy, env, start):
+    """Random 0/1 in the observation's columns from ``start`` (the privileged tail) leave the
+    action distribution exactly as it was and change the value. Returns the observation as a
+    tensor. The weights are moved off their initial values first, so that a zero effect is not an
+    accident of the initialisation."""
+    import torch as th
+
+    obs = env.reset()
+    masks = env.action_masks()
+    other = obs.copy()
+    other[:, start:] = np.random.default_rng(0).integers(0, 2, other[:, start:].shape)
+    with th.no_grad():
+        for p in policy.parameters():
+            p.add_(0.05 * th.randn_like(p))
+    t, u = th.as_tensor(obs), th.as_tensor(other)
+    with th.no_grad():
+        a = policy.get_distribution(t, action_masks=masks).log_p
+        b = policy.get_distribution(u, action_masks=masks).log_p
+        va, vb = policy.predict_values(t), policy.predict_values(u)
+    assert th.equal(a, b)  # exactly: the action distribution never reads the tail
+    assert not th.allclose(va, vb)  # the value does
+    return t
+
+
 def test_the_tail_holds_the_other_seats_hands_from_the_learners_left():
     env = privileged_env(num_players=3, hint=False)
     obs = env.reset()
@@ -50,25 +74,7 @@ def test_the_policy_ignores_the_tail_and_the_critic_reads_it():
     model = make_model(c, env)
     policy = model.policy
     assert policy.privileged == env.privileged_size
-    obs = env.reset()
-    masks = env.action_masks()
-    start = env.tables.observation_size + 1
-    other = obs.copy()
-    other[:, start:] = np.random.default_rng(0).integers(0, 2, other[:, start:].shape)
-    # Move the critic and the shared layer away from their initial weights, so a zero gradient
-    # is not an accident of the initialisation.
-    import torch as th
-
-    with th.no_grad():
-        for p in policy.parameters():
-            p.add_(0.05 * th.randn_like(p))
-    t, u = th.as_tensor(obs), th.as_tensor(other)
-    with th.no_grad():
-        a = policy.get_distribution(t, action_masks=masks).log_p
-        b = policy.get_distribution(u, action_masks=masks).log_p
-        va, vb = policy.predict_values(t), policy.predict_values(u)
-    assert th.equal(a, b)  # exactly: the action distribution never reads the tail
-    assert not th.allclose(va, vb)  # the value does
+    assert_the_tail_moves_only_the_value(policy, env, env.tables.observation_size + 1)
 
 
 def test_privileged_critic_refused_where_the_tables_keep_no_hand_sets():
@@ -182,21 +188,7 @@ def test_nos_policy_ignores_the_tail_and_the_critic_reads_it(gate):
                    "policy": policy_section, "ppo": {"n_steps": 8, "batch_size": 64}})
     policy = make_model(c, env).policy
     assert policy.privileged == env.privileged_size and policy.hint == 1
-    obs = env.reset()
-    masks = env.action_masks()
-    other = obs.copy()
-    start = OBSERVATION_SIZE + 1
-    other[:, start:] = np.random.default_rng(0).integers(0, 2, other[:, start:].shape)
-    with th.no_grad():
-        for p in policy.parameters():
-            p.add_(0.05 * th.randn_like(p))
-    t, u = th.as_tensor(obs), th.as_tensor(other)
-    with th.no_grad():
-        a = policy.get_distribution(t, action_masks=masks).log_p
-        b = policy.get_distribution(u, action_masks=masks).log_p
-        va, vb = policy.predict_values(t), policy.predict_values(u)
-    assert th.equal(a, b)
-    assert not th.allclose(va, vb)
+    t = assert_the_tail_moves_only_the_value(policy, env, OBSERVATION_SIZE + 1)
     if gate:  # the actor's latent ends with the hint and the gate, read from the observation
         latent = policy.mlp_extractor.forward_actor(policy.extract_features(t))
         assert th.equal(latent[:, -1], (t[:, ENDGAME_COLUMN] == 0).float())
