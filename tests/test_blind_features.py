@@ -112,19 +112,44 @@ def test_a_choice_with_known_next_tiles():
     assert g.open_ends == [0, 2] and sorted(features_of(g)) == ["play 0-2 on L0", "play 0-2 on L1"]
     # Seen: the table's 0-1 and 1-2, the turned-up 0-2, and 2-3, 0-5, 4-4, 3-3, 0-6: 8 of 28, so 20
     # tiles were never turned up. Seat offsets from B: 0 B, 1 C, 2 D, 3 A; there is no fifth seat.
+    # Places behind the next tile (r): B's next is his place 2 (2-3, r 0); C's next is his front
+    # (0-5, r 0), his 4-4 lies 6 places behind it (place 7: r 6, counted in the last bin, 4);
+    # D's next is 3-3 (r 0), his 0-6 at place 4 is r 3.
     got = features_of(g)
     # On L0 (showing 0) [0-2] leaves 2: the ends are 2 and 2.
-    #   B's next, 2-3: known, fits 2. C's front 0-5: known, does not. D's front 3-3: known, does not.
-    #   A's front: unknown; the never-seen tiles with a 2: 2-2, 2-4, 2-5, 2-6 (0-2, 1-2, 2-3 seen): 4/20.
+    #   B's next, 2-3: public, fits 2. C's 0-5 and 4-4: no. D's 3-3 and 0-6: no.
+    #   A's front: not public; the never-seen tiles with a 2: 2-2, 2-4, 2-5, 2-6 (0-2, 1-2, 2-3 seen): 4/20.
     #   Off the table after it with a 2: 2-2, 2-3, 2-4, 2-5, 2-6: 5 of at most 7.
     #   next_after_me: (1 - 1) * 0 = 0.
-    assert_features(got["play 0-2 on L0"], expect(known_fit_0=1, unknown_share_3=4 / 20, unplayed_fit=5 / 7))
+    assert_features(got["play 0-2 on L0"], expect(known_fit_0_0=1, unknown_share_3=4 / 20, unplayed_fit=5 / 7))
     # On L1 (showing 2) it leaves 0: the ends are 0 and 0.
-    #   B's 2-3: does not fit. C's 0-5 fits. D's 3-3 does not. A's front: never-seen tiles with a 0:
-    #   0-0, 0-3, 0-4 (0-1, 0-2, 0-5, 0-6 seen): 3/20. Off the table with a 0: 0-0, 0-3, 0-4, 0-5,
-    #   0-6: 5/7. next_after_me: (1 - 0) * 1 = 1.
-    assert_features(got["play 0-2 on L1"], expect(known_fit_1=1, unknown_share_3=3 / 20, unplayed_fit=5 / 7,
-                                                  next_after_me=1))
+    #   B's 2-3: no. C's 0-5 fits (r 0); his 4-4 does not. D's 3-3 does not, his 0-6 fits (r 3).
+    #   A's front: never-seen tiles with a 0: 0-0, 0-3, 0-4 (0-1, 0-2, 0-5, 0-6 seen): 3/20. Off the
+    #   table with a 0: 0-0, 0-3, 0-4, 0-5, 0-6: 5/7. next_after_me: (1 - 0) * 1 = 1.
+    assert_features(got["play 0-2 on L1"], expect(known_fit_1_0=1, known_fit_2_3=1, unknown_share_3=3 / 20,
+                                                  unplayed_fit=5 / 7, next_after_me=1))
+
+
+def test_the_last_place_counts_every_public_tile_that_far_back():
+    # Two players, 14 tiles a row. A set [6-6]; B has turned up [6-5] (not a choice: a test of the
+    # places only), with public tiles behind it: 5-5 at his place 2 (r 0), 5-4 at 6 (r 4), 5-3 at 9
+    # (r 7) and 2-2 at 10; A's public 5-1 at his place 5 (r 4) and 5-0 at place 13 (r 12).
+    rules = make_blind_rules(2)
+    rows = ["6-4 6-3 6-2 6-1 1-5 6-0 4-4 4-3 4-2 4-1 4-0 3-3 0-5",
+            "5-6 5-5 3-2 3-1 3-0 4-5 2-1 2-0 3-5 2-2 1-1 1-0 0-0 2-5"]
+    rows = [" ".join("-".join(sorted(t.split("-"))) for t in r.split()) for r in rows]
+    g = position(rules, [("6-6", 0, 2)], rows, "5-5 4-5 3-5 2-2 1-5 0-5", to_move=1)
+    got = features_of(g)
+    # [5-6] on L0 or L1 (both show 6) leaves 5 on that arm: E = {5, 6}.
+    # B: 5-5 (r 0) fits; 4-5 (r 4) fits; 3-5 (r 7) fits; 2-2 (r 8) does not: the last bin holds 2.
+    # A (offset 1): 1-5 (r 4) and 0-5 (r 12) fit: 2 in the last bin. A's front is not public: never
+    # seen with a 5 or a 6 (6-6, 5-6, 5-5, 4-5, 3-5, 1-5, 0-5 seen): 6-4, 6-3, 6-2, 6-1, 6-0, 2-5:
+    # 6 of the 20 never turned up (seen: the table's 6-6, the turned-up 5-6 and six row tiles). Off the table after it with a 5 or a 6: 0-5, 1-5, 2-5,
+    # 3-5, 4-5, 5-5, 0-6 .. 4-6: 11, over 7. next_after_me: (1 - 1) * 6/19 = 0.
+    want = expect(known_fit_0_0=1, known_fit_0_4=2, known_fit_1_4=2, unknown_share_1=6 / 20,
+                  unplayed_fit=11 / 7)
+    assert_features(got["play 5-6 on L0"], want)
+    assert_features(got["play 5-6 on L1"], want)
 
 
 def test_a_decline_keeps_the_ends_and_ends_the_movers_turn():
@@ -136,8 +161,9 @@ def test_a_decline_keeps_the_ends_and_ends_the_movers_turn():
     # features are 0. C's 0-5 fits 0; D's 3-3 does not; A's front: never-seen tiles with a 0 or a 2:
     # 0-0, 0-3, 0-4, 2-2, 2-4, 2-5, 2-6: 7/20. Off the table with a 0 or a 2 (0-2 stays off it):
     # 0-0, 0-2, 0-3, 0-4, 0-5, 0-6, 2-2, 2-3, 2-4, 2-5, 2-6: 11/7. next_after_me: (1 - 0) * 1.
-    assert_features(got["decline"], expect(known_fit_1=1, unknown_share_3=7 / 20, unplayed_fit=11 / 7,
-                                           next_after_me=1))
+    # D's 0-6 (r 3) fits 0 too.
+    assert_features(got["decline"], expect(known_fit_1_0=1, known_fit_2_3=1, unknown_share_3=7 / 20,
+                                           unplayed_fit=11 / 7, next_after_me=1))
     assert_features(got["play 0-2 on L1"], features_of(example())["play 0-2 on L1"])  # plays as before
 
 
@@ -243,7 +269,7 @@ def test_the_env_puts_the_features_behind_the_hint_from_the_seats_view_only():
 def test_the_head_adds_the_weighted_features_to_each_logit():
     head = HintHead(2, hint_weight=1.5, num_actions=3, features=2, features_weight=0.0)
     with th.no_grad():
-        head.features_weight.copy_(th.tensor([2.0, -1.0]))
+        head.features_weight.copy_(th.tensor([2.0, -1.0]))  # (they start at 0.0 each)
     # latent (2), hint (action 0), features of actions 0, 1, 2 (two each)
     latent = th.tensor([[0.3, -0.4, 0.0, 1.0, 0.0, 0.5, 0.5, 0.0, 2.0]])
     plain = head.linear(latent[:, :2])[0]

@@ -17,16 +17,22 @@ k (0 = the mover, then the seats in turn order; :data:`MAX_SEATS` of them, 0 for
 that seat's *next tile* is the one it turns up next: for the mover after a play, the tile behind
 the turned-up one (row place 2); for every other seat its front tile (place 1). Then
 
-- ``known_fit[k]``: 1 if that tile is public (seen, at that place of that row) and fits E;
-- ``unknown_share[k]``: if it is not public, the chance it fits E: the share of the tiles never
-  turned up that fit E. Every never-turned-up tile is equally likely to lie in any never-seen
-  slot of any row or among the set-aside tiles (the deal is uniform, F3, and nothing about an
-  unseen tile has been shown to anyone, BD3), so this is the exact chance for one slot. (The
-  game's still running says some row tile fits the ends; that faint evidence is ignored.)
+- ``known_fit_k_r`` (r = 0 .. :data:`PLACES` − 1): whether the tile r places behind seat k's next
+  tile is public (seen, at that place of that row) and fits E; the last r counts every public
+  tile that far back or further that fits E. r = 0 is the next tile itself. Why the places
+  behind it: the mover goes on turning up while his tiles fit (rule 3), and every row comes
+  round to its known tiles in later turns, while the ends still show what this move left if
+  nobody changes them; a fit of the rollout labels weighs them (docs/family.md): the mover's
+  known tiles near the front that fit E are worth most, the others' count against him.
+- ``unknown_share_k``: if seat k's next tile is not public, the chance it fits E: the share of the
+  tiles never turned up that fit E. Every never-turned-up tile is equally likely to lie in any
+  never-seen slot of any row or among the set-aside tiles (the deal is uniform, F3, and nothing
+  about an unseen tile has been shown to anyone, BD3), so this is the exact chance for one slot.
+  (The game's still running says some row tile fits the ends; that faint evidence is ignored.)
 - ``unplayed_fit``: the tiles not on the table after the move that fit E, divided by M + 1 (the
   most tiles that can carry one number): how much play E keeps alive; 0 means the game is
   blocked at once (BD7).
-- ``next_after_me``: (1 − P0) · P1, P_k = ``known_fit[k] + unknown_share[k]``: the chance the
+- ``next_after_me``: (1 − P0) · P1, P_k = ``known_fit_k_0 + unknown_share_k``: the chance the
   mover's next tile does not fit E (his turn ends) and the next seat's first tile fits E (he
   plays on it), treating the two as independent. A linear head cannot form this product.
 
@@ -43,8 +49,10 @@ from .view import PASS, PLAY, view_of
 
 #: Seats the features cover (Blind's largest count; fewer players leave the rest 0).
 MAX_SEATS = 5
+#: Places of a row the public-tile features tell apart, from the next tile back (the last: that far or further).
+PLACES = 5
 #: The features' names, in order (K of them per action).
-FEATURE_NAMES = (tuple(f"known_fit_{k}" for k in range(MAX_SEATS))
+FEATURE_NAMES = (tuple(f"known_fit_{k}_{r}" for k in range(MAX_SEATS) for r in range(PLACES))
                  + tuple(f"unknown_share_{k}" for k in range(MAX_SEATS))
                  + ("unplayed_fit", "next_after_me"))
 NUM_FEATURES = len(FEATURE_NAMES)
@@ -82,32 +90,35 @@ def blind_action_features(rules, obs: np.ndarray, masks: np.ndarray) -> np.ndarr
     ends[:, np.arange(len(plays)), arm] = outward[:, plays]
     fit_after = fits[ends[..., 0]] | fits[ends[..., 1]]  # [B, acts, N]: tile t fits E after the action
 
-    # Each seat's next tile, where public: the mover's tile behind the turned-up one (place 2), the
-    # others' front tile (place 1). -1: not public.
-    want = np.ones(S)
-    want[0] = 2
-    at = seen & (place == want[None, :, None])  # [B, S, N]
-    known = at.any(axis=2)  # [B, S]
-    next_tile = at.argmax(axis=2)  # [B, S] (meaningless where not known)
+    # Each seat's next tile: the mover's tile behind the turned-up one (place 2), the others' front
+    # tile (place 1). rel: how far behind it each public tile lies (-1: the mover's turned-up tile).
+    first = np.ones(S)
+    first[0] = 2
+    rel = place - first[None, :, None]  # [B, S, N]
+    public = seen & (rel >= 0) & present[:, :, None]
+    known = (public & (rel == 0)).any(axis=2)  # [B, S]: the next tile is public
     n_unseen = unseen.sum(axis=1)  # [B]
     share = (fit_after & unseen[:, None, :]).sum(axis=2) / np.maximum(n_unseen, 1)[:, None]  # [B, acts]
-    rows = np.arange(B)[:, None, None]
-    known_fits = fit_after[rows, np.arange(len(acts))[None, :, None], next_tile[:, None, :]]  # [B, acts, S]
-    known_fit = known_fits & known[:, None, :] & present[:, None, :]
+    # known_fit [B, acts, S, PLACES]: public tiles r places behind the next one that fit E
+    fit_public = fit_after[:, :, None, :] & public[:, None, :, :]  # [B, acts, S, N]
+    bins = np.minimum(rel, PLACES - 1).astype(np.int64)  # [B, S, N]
+    known_fit = np.zeros((B, len(acts), S, PLACES), np.float32)
+    for r in range(PLACES):
+        known_fit[..., r] = (fit_public & (bins == r)[:, None, :, :]).sum(axis=3)
     unknown_share = np.where(~known[:, None, :] & present[:, None, :], share[:, :, None], 0.0)
     # The mover: after a DECLINE his turn is over; without a tile behind the turned-up one there is none.
     is_decline = np.zeros(len(acts), bool)
     is_decline[len(plays):] = True
     mover_off = is_decline[None, :] | (hand[:, 0] < 2)[:, None]  # [B, acts]
-    known_fit[:, :, 0] &= ~mover_off
+    known_fit[:, :, 0, :] *= ~mover_off[:, :, None]
     unknown_share[:, :, 0] = np.where(mover_off, 0.0, unknown_share[:, :, 0])
     # The tiles off the table after the action that fit E (a play puts the turned-up tile on it).
     off_table = ~on_table[:, None, :] & fit_after
     turned = v.slice(obs, "turned_up") > 0  # [B, N]
     off_table[:, : len(plays), :] &= ~turned[:, None, :]
     unplayed = off_table.sum(axis=2) / float(M + 1)
-    p = known_fit + unknown_share  # [B, acts, S]
-    feats = np.concatenate([known_fit.astype(np.float32), unknown_share.astype(np.float32),
+    p = known_fit[..., 0] + unknown_share  # [B, acts, S]
+    feats = np.concatenate([known_fit.reshape(B, len(acts), S * PLACES), unknown_share.astype(np.float32),
                             unplayed[..., None], ((1.0 - p[..., 0]) * p[..., 1])[..., None]], axis=2)
     # A play of the mover's last tile wins (rule 4): the ends after it are worth nothing.
     wins = (hand[:, 0] < 2)[:, None] & ~is_decline[None, :]
