@@ -34,7 +34,8 @@ of :data:`agents.family.blind_features.ACTION_FEATURE_GAMES`: Blind): behind the
 come ``num_actions * K`` floats, K features of each action (:func:`action_features`, 0 where
 illegal), and the head adds ``features_weight @ features[a]`` to each logit, ``features_weight`` a
 learned vector of K (the points are the one-feature case, kept as they were so that saved models
-load). Why: in Blind the one decision is which two open numbers a tile leaves, and whether the
+load); with ``features_hidden`` (layer widths) a small MLP shared by every action, ``g(features[a])``,
+replaces the dot product, so features can weigh one another. Why: in Blind the one decision is which two open numbers a tile leaves, and whether the
 rows' next tiles fit them is known (or has a known chance) from the public rows, but neither the
 observation's encoding nor a linear head could find it (docs/family.md).
 
@@ -153,6 +154,16 @@ def check_action_features(action_features, hint_source) -> bool:
         raise ValueError(f"action_features: {source['game']} has no per-action features; the games with them are "
                          f"{', '.join(ACTION_FEATURE_GAMES)}")
     return True
+
+
+def check_features_hidden(features_hidden) -> tuple:
+    """The hidden widths of the MLP over each action's features, as a tuple of positive integers
+    (empty: the linear weights); anything else is refused naming what is allowed."""
+    widths = tuple(features_hidden) if isinstance(features_hidden, (list, tuple)) else None
+    if widths is None or any(isinstance(h, bool) or not isinstance(h, (int, np.integer)) or h < 1 for h in widths):
+        raise ValueError(f"features_hidden must be a list of positive layer widths (empty: linear weights), "
+                         f"got {features_hidden!r}")
+    return tuple(int(h) for h in widths)
 
 
 def features_per_action(hint_source) -> int:
@@ -315,13 +326,14 @@ class HintHead(nn.Module):
     there the network chooses), plus, with ``points`` (the number of actions, 0: none),
     ``points_weight`` times each action's immediate points (:func:`action_points`), plus, with
     ``features`` (K per action, 0: none), ``features_weight @ features[a]``
-    (:func:`action_features`). The latent ends with the hint, then the points if any, then the
+    (:func:`action_features`), or with ``features_hidden`` (widths) ``g(features[a])``, ``g`` an
+    MLP of those hidden layers (ReLU) shared by every action, its last layer zero at first. The latent ends with the hint, then the points if any, then the
     features (``num_actions * K``) if any, then the endgame gate if ``freed``."""
 
     def __init__(self, latent_dim: int, hint_weight: float, trainable: bool = True, num_actions: int = NUM_ACTIONS,
                  kept: th.Tensor | None = None, points: int = 0, points_weight: float = 0.0,
                  freed: th.Tensor | None = None, kept_bonus: float = KEPT_BONUS, features: int = 0,
-                 features_weight: float = 0.0):
+                 features_weight: float = 0.0, features_hidden: tuple | list = ()):
         super().__init__()
         if points not in (0, num_actions):
             raise ValueError(f"points must be 0 or the number of actions ({num_actions}), got {points}")
@@ -331,8 +343,20 @@ class HintHead(nn.Module):
         self.points = int(points)
         self.num_actions = int(num_actions)
         self.features = int(features)  # K per action
-        if self.features:  # (only then in the state dict: models without features load as before)
+        self.features_hidden = check_features_hidden(features_hidden)
+        if self.features_hidden and not self.features:
+            raise ValueError("features_hidden is the MLP over each action's features: it needs features (K > 0)")
+        if self.features and not self.features_hidden:  # (only then in the state dict: models without load as before)
             self.features_weight = nn.Parameter(th.full((self.features,), float(features_weight)))
+        if self.features_hidden:
+            layers, width = [], self.features
+            for h in self.features_hidden:
+                layers += [nn.Linear(width, h), nn.ReLU()]
+                width = h
+            last = nn.Linear(width, 1)
+            nn.init.zeros_(last.weight)  # no effect at first, as the linear weights start at 0
+            nn.init.zeros_(last.bias)
+            self.features_net = nn.Sequential(*layers, last)
         self.linear = nn.Linear(latent_dim, num_actions)
         self.weight = nn.Parameter(th.tensor(float(hint_weight)), requires_grad=trainable)
         if self.points:  # (only then in the state dict: models without points load as before)
@@ -366,8 +390,14 @@ class HintHead(nn.Module):
             latent.shape[0], self.num_actions, self.features)
 
     def _features_term(self, latent: th.Tensor, dtype) -> th.Tensor:
-        """[B, actions]: ``features_weight @ features[a]`` for each action."""
-        return self._features(latent).to(dtype) @ self.features_weight.to(dtype)
+        """[B, actions]: ``features_weight @ features[a]`` (or ``g(features[a])``) for each action."""
+        return self._score_features(self._features(latent), dtype)
+
+    def _score_features(self, feats: th.Tensor, dtype) -> th.Tensor:
+        """[..., k]: the features term of ``feats`` [..., k, K]."""
+        if self.features_hidden:
+            return self.features_net(feats.float()).squeeze(-1).to(dtype)
+        return feats.to(dtype) @ self.features_weight.to(dtype)
 
     def _gate(self, latent: th.Tensor) -> th.Tensor | None:
         at = self.latent_dim + 1 + self.points + self.num_actions * self.features
@@ -391,8 +421,9 @@ class HintHead(nn.Module):
         logits = logits + self.bonus(hinted, gate) * (index == hinted)
         if self.points:
             logits = logits + self.points_weight * self._points(latent).to(logits.dtype).gather(1, index)
-        if self.features:
-            logits = logits + self._features_term(latent, logits.dtype).gather(1, index)
+        if self.features:  # the index's actions' features only
+            picked = self._features(latent).gather(1, index[:, :, None].expand(-1, -1, self.features))
+            logits = logits + self._score_features(picked, logits.dtype)
         return logits
 
 
@@ -406,7 +437,8 @@ class NosPolicy(MaskableActorCriticPolicy):
                  hint_weight: float = 3.0, hint_trainable: bool = True, hint_source: dict | None = None,
                  privileged: int = 0, hint_kept: list | tuple = (), hint_freed_in_endgame: list | tuple = (),
                  action_points: bool = False, points_weight: float = 0.0, kept_bonus: float = KEPT_BONUS,
-                 action_features: bool = False, features_weight: float = 0.0, **kwargs):
+                 action_features: bool = False, features_weight: float = 0.0, features_hidden: list | tuple = (),
+                 **kwargs):
         self.hint_source = check_hint_source(hint_source)
         self.action_points = check_action_points(action_points, self.hint_source)
         self.action_features = check_action_features(action_features, self.hint_source)
@@ -415,6 +447,9 @@ class NosPolicy(MaskableActorCriticPolicy):
             raise ValueError(f"features_weight (the features' starting logit weights) must be a number, "
                              f"got {features_weight!r}")
         self.features_weight = float(features_weight)
+        self.features_hidden = list(check_features_hidden(features_hidden))
+        if self.features_hidden and not self.action_features:
+            raise ValueError("features_hidden is the MLP over each action's features: it needs action_features")
         if isinstance(points_weight, bool) or not isinstance(points_weight, (int, float)) \
                 or not np.isfinite(points_weight):
             raise ValueError(f"points_weight (the points' starting logit weight) must be a number, got {points_weight!r}")
@@ -487,7 +522,7 @@ class NosPolicy(MaskableActorCriticPolicy):
                         self.hint_weight, self.hint_trainable, int(self.action_space.n), kept=self._kept,
                         points=self.points, points_weight=self.points_weight, freed=self._freed,
                         kept_bonus=self.kept_bonus, features=self.features_k,
-                        features_weight=self.features_weight)
+                        features_weight=self.features_weight, features_hidden=self.features_hidden)
         if self.ortho_init:  # small, as SB3 initialises its action layer, so the hint leads at first
             nn.init.orthogonal_(head.linear.weight, gain=0.01)
             nn.init.zeros_(head.linear.bias)
@@ -549,6 +584,8 @@ class NosPolicy(MaskableActorCriticPolicy):
             data.update(action_points=True, points_weight=self.points_weight)
         if self.action_features:  # models without them load as before
             data.update(action_features=True, features_weight=self.features_weight)
+            if self.features_hidden:
+                data.update(features_hidden=list(self.features_hidden))
         return data
 
     def hint_bonus(self, hint: th.Tensor, observations) -> th.Tensor:

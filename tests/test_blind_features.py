@@ -50,6 +50,13 @@ def expect(**named) -> dict:
     return out
 
 
+def context(hands, unseen, on_table, dealt):
+    """The context features (the same for every move): each seat offset's row length over the
+    dealt hand size, then the never-turned-up tiles and the tiles on the table over 28."""
+    named = {f"hand_{k}": h / dealt for k, h in enumerate(hands)}
+    return {**named, "unseen": unseen / 28, "on_table": on_table / 28}
+
+
 def assert_features(got: dict, want: dict) -> None:
     assert got.keys() == want.keys()
     for name in FEATURE_NAMES:
@@ -116,18 +123,21 @@ def test_a_choice_with_known_next_tiles():
     # (0-5, r 0), his 4-4 lies 6 places behind it (place 7: r 6, counted in the last bin, 4);
     # D's next is 3-3 (r 0), his 0-6 at place 4 is r 3.
     got = features_of(g)
+    # Context: rows of 7 (B, the turned-up tile included), 7 (C), 6 (D), 6 (A) of 7 dealt; 20 never
+    # turned up; 2 tiles on the table.
+    ctx = context([7, 7, 6, 6], 20, 2, 7)
     # On L0 (showing 0) [0-2] leaves 2: the ends are 2 and 2.
     #   B's next, 2-3: public, fits 2. C's 0-5 and 4-4: no. D's 3-3 and 0-6: no.
     #   A's front: not public; the never-seen tiles with a 2: 2-2, 2-4, 2-5, 2-6 (0-2, 1-2, 2-3 seen): 4/20.
     #   Off the table after it with a 2: 2-2, 2-3, 2-4, 2-5, 2-6: 5 of at most 7.
     #   next_after_me: (1 - 1) * 0 = 0.
-    assert_features(got["play 0-2 on L0"], expect(known_fit_0_0=1, unknown_share_3=4 / 20, unplayed_fit=5 / 7))
+    assert_features(got["play 0-2 on L0"], expect(known_fit_0_0=1, unknown_share_3=4 / 20, unplayed_fit=5 / 7, **ctx))
     # On L1 (showing 2) it leaves 0: the ends are 0 and 0.
     #   B's 2-3: no. C's 0-5 fits (r 0); his 4-4 does not. D's 3-3 does not, his 0-6 fits (r 3).
     #   A's front: never-seen tiles with a 0: 0-0, 0-3, 0-4 (0-1, 0-2, 0-5, 0-6 seen): 3/20. Off the
     #   table with a 0: 0-0, 0-3, 0-4, 0-5, 0-6: 5/7. next_after_me: (1 - 0) * 1 = 1.
     assert_features(got["play 0-2 on L1"], expect(known_fit_1_0=1, known_fit_2_3=1, unknown_share_3=3 / 20,
-                                                  unplayed_fit=5 / 7, next_after_me=1))
+                                                  unplayed_fit=5 / 7, next_after_me=1, **ctx))
 
 
 def test_the_last_place_counts_every_public_tile_that_far_back():
@@ -146,8 +156,9 @@ def test_the_last_place_counts_every_public_tile_that_far_back():
     # seen with a 5 or a 6 (6-6, 5-6, 5-5, 4-5, 3-5, 1-5, 0-5 seen): 6-4, 6-3, 6-2, 6-1, 6-0, 2-5:
     # 6 of the 20 never turned up (seen: the table's 6-6, the turned-up 5-6 and six row tiles). Off the table after it with a 5 or a 6: 0-5, 1-5, 2-5,
     # 3-5, 4-5, 5-5, 0-6 .. 4-6: 11, over 7. next_after_me: (1 - 1) * 6/19 = 0.
+    # Context: B's 14 and A's 13 of 14 dealt, 20 never turned up, 1 on the table.
     want = expect(known_fit_0_0=1, known_fit_0_4=2, known_fit_1_4=2, unknown_share_1=6 / 20,
-                  unplayed_fit=11 / 7)
+                  unplayed_fit=11 / 7, **context([14, 13], 20, 1, 14))
     assert_features(got["play 5-6 on L0"], want)
     assert_features(got["play 5-6 on L1"], want)
 
@@ -163,7 +174,7 @@ def test_a_decline_keeps_the_ends_and_ends_the_movers_turn():
     # 0-0, 0-2, 0-3, 0-4, 0-5, 0-6, 2-2, 2-3, 2-4, 2-5, 2-6: 11/7. next_after_me: (1 - 0) * 1.
     # D's 0-6 (r 3) fits 0 too.
     assert_features(got["decline"], expect(known_fit_1_0=1, known_fit_2_3=1, unknown_share_3=7 / 20,
-                                           unplayed_fit=11 / 7, next_after_me=1))
+                                           unplayed_fit=11 / 7, next_after_me=1, **context([7, 7, 6, 6], 20, 2, 7)))
     assert_features(got["play 0-2 on L1"], features_of(example())["play 0-2 on L1"])  # plays as before
 
 
@@ -190,9 +201,11 @@ def test_unknown_next_tiles_in_the_pages_example_2():
     # next tile is public: every seat's feature is the share. On L0 the ends become 1 and 1: never
     # seen with a 1: 0-1, 1-1, 1-3, 1-4, 1-6: 5/22; off the table with a 1 after it: the same 5: 5/7.
     # On L1 they become 2 and 2: 0-2, 2-2, 2-3, 2-4, 2-6: 5/22, and 5/7. next_after_me: (1 - 5/22) * 5/22.
+    # Context, from E: rows of 5 (E), 4 (A, who set), 4 (B, who played 1-5), 5 (C), 5 (D) of 5 dealt;
+    # 22 never turned up, 2 on the table.
     share = 5 / 22
     want = expect(**{f"unknown_share_{k}": share for k in range(5)}, unplayed_fit=5 / 7,
-                  next_after_me=(1 - share) * share)
+                  next_after_me=(1 - share) * share, **context([5, 4, 4, 5, 5], 22, 2, 5))
     assert_features(got["play 1-2 on L0"], want)
     assert_features(got["play 1-2 on L1"], want)
 
@@ -281,6 +294,23 @@ def test_the_head_adds_the_weighted_features_to_each_logit():
     assert "features_weight" not in dict(HintHead(2, 1.5, num_actions=3).named_parameters())
 
 
+def test_a_hidden_features_net_scores_each_actions_features_alike():
+    th.manual_seed(0)
+    head = HintHead(2, hint_weight=1.5, num_actions=3, features=2, features_hidden=[4])
+    assert "features_weight" not in dict(head.named_parameters())
+    latent = th.tensor([[0.3, -0.4, 0.0, 1.0, 0.0, 0.5, 0.5, 0.0, 2.0]])
+    plain = head.linear(latent[:, :2])[0]
+    bonus = th.tensor([1.5, 0.0, 0.0])
+    assert th.allclose(head(latent)[0], plain + bonus)  # its last layer starts at zero: no effect
+    with th.no_grad():
+        head.features_net[-1].weight.fill_(1.0)
+    feats = latent[0, 3:].reshape(3, 2)
+    g = head.features_net(feats).squeeze(1)  # the same net for every action
+    assert th.allclose(head(latent)[0], plain + bonus + g)
+    index = th.tensor([[2, 0]])
+    assert th.allclose(head.chosen(latent, index, th.ones_like(index, dtype=th.bool))[0], (plain + bonus + g)[[2, 0]])
+
+
 def test_settings_are_checked_naming_what_is_allowed():
     source = {"game": "blind", "num_players": 4, "options": {}}
     assert check_action_features(False, None) is False
@@ -312,6 +342,10 @@ def test_settings_are_checked_naming_what_is_allowed():
      "env.action_features: must be true or false, got 1"),
     ({"env": {"game": "blind", "greedy_hint": True, "action_features": True}, "policy": {"features_weight": "x"}},
      "policy.features_weight: must be a number"),
+    ({"env": {"game": "blind", "greedy_hint": True, "action_features": True}, "policy": {"features_hidden": [0]}},
+     "policy.features_hidden: must be a list of positive layer widths"),
+    ({"env": {"game": "blind", "greedy_hint": True}, "policy": {"features_hidden": [8]}},
+     "policy.features_hidden: is the MLP over each action's features: it needs env.action_features: true"),
     ({"run": {"engine": "rllib"}, "ppo": {"batch_size": 1024},
       "env": {"game": "blind", "greedy_hint": True, "action_features": True}},
      "env.action_features: is an SB3 policy feature"),
@@ -322,7 +356,8 @@ def test_config_errors_name_the_key(data, message):
     assert message in str(info.value)
 
 
-def test_tiny_fit_with_features_saves_loads_and_plays_identically(tmp_path):
+@pytest.mark.parametrize("policy", ["{features_weight: 0.3}", "{features_hidden: [8]}"], ids=["linear", "mlp"])
+def test_tiny_fit_with_features_saves_loads_and_plays_identically(tmp_path, policy):
     from agents.model import ModelAgent, PolicyAgent, load_policy
     from train.label_store import CompactObservations, PackedMasks
 
@@ -330,7 +365,7 @@ def test_tiny_fit_with_features_saves_loads_and_plays_identically(tmp_path):
                                      "num_threads: 1}", "greedy",
                            "{teacher: rollout_advantage, target: advantage, temperature: 0.25, decisions: 400, "
                            "num_envs: 32, epochs: 2, batch_size: 64, margins: [0.0, 0.5]}",
-                           policy="{features_weight: 0.3}")
+                           policy=policy)
     assert json.loads((run / "distill" / "summary.json").read_text())["labels"] == 400
     rules = make_blind_rules(4)
     size = enc.float_size(rules)
@@ -344,8 +379,11 @@ def test_tiny_fit_with_features_saves_loads_and_plays_identically(tmp_path):
     loaded = load_policy(run / "model.zip")
     assert isinstance(loaded, NosPolicy) and loaded.action_features
     assert loaded.features == rules.num_actions * NUM_FEATURES
-    # saved and loaded: 0.3 each as they started (the fit may keep its epoch 0), or moved by the fit
-    assert (loaded.action_net.features_weight.detach() != 0).all()
+    if "hidden" in policy:
+        assert loaded.features_hidden == [8] and "features_weight" not in dict(loaded.named_parameters())
+        assert "action_net.features_net.0.weight" in loaded.state_dict()
+    else:  # saved and loaded: 0.3 each as they started (the fit may keep its epoch 0), or moved by the fit
+        assert (loaded.action_net.features_weight.detach() != 0).all()
     agent = ModelAgent(run / "model.zip")
     assert agent.features == rules.num_actions * NUM_FEATURES
     with th.no_grad():

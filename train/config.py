@@ -112,6 +112,8 @@ class PolicyConfig:
     hint_weight: float = 3.0  # the hint's starting logit bonus (with env.tactics_hint or env.greedy_hint)
     points_weight: float = 0.0  # with env.action_points: the points' starting logit weight (learned), per point
     features_weight: float = 0.0  # with env.action_features: each feature's starting logit weight (learned)
+    # with env.action_features: hidden widths of an MLP over each action's features instead of the weights
+    features_hidden: list = field(default_factory=list)
     hint_trainable: bool = True  # false keeps the bonus fixed, so the network must learn to depart
     # Nos: blocks of actions (nos_env.encoding.ACTION_BLOCKS) where the policy always plays the Tactics
     # hint, e.g. [declare, decline, play, pass] for a model fitted on the openings only (distill.phases)
@@ -631,6 +633,13 @@ def _check_action_features(c: TrainConfig, source: str) -> None:
     if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight):
         _fail(f"{source}: policy.features_weight",
               f"must be a number (the features' starting logit weight), got {weight!r}")
+    hidden = c.policy.features_hidden
+    if not isinstance(hidden, list) or any(isinstance(h, bool) or not isinstance(h, int) or h < 1 for h in hidden):
+        _fail(f"{source}: policy.features_hidden",
+              f"must be a list of positive layer widths (empty: linear weights), got {hidden!r}")
+    if hidden and not value:
+        _fail(f"{source}: policy.features_hidden", "is the MLP over each action's features: it needs "
+                                                  "env.action_features: true")
     if not value:
         return
     if c.env.game not in ACTION_FEATURE_GAMES:

@@ -82,8 +82,8 @@ def make_model(config: TrainConfig, env: SelfPlayVecEnv) -> MaskablePPO:
                      # each action's immediate points behind the hint (agents.policy.action_points)
                      **({"action_points": True, "points_weight": c.policy.points_weight} if env.points_size else {}),
                      # each action's features behind them (agents.policy.action_features: Blind)
-                     **({"action_features": True, "features_weight": c.policy.features_weight}
-                        if env.features_size else {}),
+                     **({"action_features": True, "features_weight": c.policy.features_weight,
+                         "features_hidden": list(c.policy.features_hidden)} if env.features_size else {}),
                      # a privileged critic's tail (train/privileged.py): the critic reads it, the policy never
                      **({"privileged": env.privileged_size} if env.privileged_size else {}),
                      # fused: one kernel for all of Adam's per-parameter updates (CPU since torch 2.4)

@@ -36,6 +36,13 @@ the turned-up one (row place 2); for every other seat its front tile (place 1). 
   mover's next tile does not fit E (his turn ends) and the next seat's first tile fits E (he
   plays on it), treating the two as independent. A linear head cannot form this product.
 
+- ``hand_k`` (each seat's row length over the dealt hand size), ``unseen`` and ``on_table``
+  (the tiles never turned up, and those on the table, over N): the same for every move of a
+  decision, so a linear head cannot use them (they cancel between moves); a nonlinear one
+  (``policy.features_hidden``) weighs the others by them: a move's worth depends on who is
+  close to emptying his row, and a blocked game (BD7) goes to the lowest count. An offline fit
+  of the rollout labels with them gained most (docs/family.md).
+
 The mover's features are 0 for a DECLINE (his turn ends at once) and every feature is 0 for a
 play of the last tile of his row (he wins: the ends no longer matter). Illegal actions: 0.
 """
@@ -54,7 +61,8 @@ PLACES = 5
 #: The features' names, in order (K of them per action).
 FEATURE_NAMES = (tuple(f"known_fit_{k}_{r}" for k in range(MAX_SEATS) for r in range(PLACES))
                  + tuple(f"unknown_share_{k}" for k in range(MAX_SEATS))
-                 + ("unplayed_fit", "next_after_me"))
+                 + ("unplayed_fit", "next_after_me")
+                 + tuple(f"hand_{k}" for k in range(MAX_SEATS)) + ("unseen", "on_table"))
 NUM_FEATURES = len(FEATURE_NAMES)
 
 
@@ -118,8 +126,11 @@ def blind_action_features(rules, obs: np.ndarray, masks: np.ndarray) -> np.ndarr
     off_table[:, : len(plays), :] &= ~turned[:, None, :]
     unplayed = off_table.sum(axis=2) / float(M + 1)
     p = known_fit[..., 0] + unknown_share  # [B, acts, S]
+    context = np.concatenate([hand / float(N // v.num_players), n_unseen[:, None] / float(N),
+                              on_table.sum(axis=1)[:, None] / float(N)], axis=1)  # [B, S + 2]
     feats = np.concatenate([known_fit.reshape(B, len(acts), S * PLACES), unknown_share.astype(np.float32),
-                            unplayed[..., None], ((1.0 - p[..., 0]) * p[..., 1])[..., None]], axis=2)
+                            unplayed[..., None], ((1.0 - p[..., 0]) * p[..., 1])[..., None],
+                            np.repeat(context[:, None, :], len(acts), axis=1)], axis=2)
     # A play of the mover's last tile wins (rule 4): the ends after it are worth nothing.
     wins = (hand[:, 0] < 2)[:, None] & ~is_decline[None, :]
     feats[wins] = 0.0
