@@ -89,14 +89,21 @@ def blind_action_features(rules, obs: np.ndarray, masks: np.ndarray) -> np.ndarr
     place = v.slice(obs, "row_place")  # [B, S, N]
 
     out = np.zeros((B, A, NUM_FEATURES), np.float32)
-    plays = np.flatnonzero(v.KIND == PLAY)
-    decline = np.flatnonzero(v.KIND == PASS)
-    acts = np.concatenate([plays, decline])
-    # The two open numbers after each action [B, len(acts), 2].
-    ends = np.repeat(open_end[:, None, :], len(acts), axis=1)
-    arm = v.ARM[plays]
-    ends[:, np.arange(len(plays)), arm] = outward[:, plays]
-    fit_after = fits[ends[..., 0]] | fits[ends[..., 1]]  # [B, acts, N]: tile t fits E after the action
+    # Only the legal moves (a decision has two or three): each row's first L legal action ids.
+    L = int(masks.sum(axis=1).max()) if B else 0
+    if L == 0:
+        return out
+    acts = np.argsort(~masks, axis=1, kind="stable")[:, :L]  # [B, L]
+    valid = np.take_along_axis(masks, acts, axis=1)  # [B, L]: padding where a row has fewer
+    rows = np.arange(B)[:, None]
+    is_play = (v.KIND[acts] == PLAY) & valid
+    is_decline = (v.KIND[acts] == PASS) & valid
+    # The two open numbers after each move [B, L, 2]: a play changes its arm's; a DECLINE none.
+    ends = np.repeat(open_end[:, None, :], L, axis=1)
+    arm = np.maximum(v.ARM[acts], 0)
+    left = np.where(is_play, outward[rows, acts], ends[rows, np.arange(L)[None, :], arm])
+    np.put_along_axis(ends, arm[..., None], left[..., None], axis=2)
+    fit_after = fits[ends[..., 0]] | fits[ends[..., 1]]  # [B, L, N]: tile t fits E after the move
 
     # Each seat's next tile: the mover's tile behind the turned-up one (place 2), the others' front
     # tile (place 1). rel: how far behind it each public tile lies (-1: the mover's turned-up tile).
@@ -106,36 +113,34 @@ def blind_action_features(rules, obs: np.ndarray, masks: np.ndarray) -> np.ndarr
     public = seen & (rel >= 0) & present[:, :, None]
     known = (public & (rel == 0)).any(axis=2)  # [B, S]: the next tile is public
     n_unseen = unseen.sum(axis=1)  # [B]
-    share = (fit_after & unseen[:, None, :]).sum(axis=2) / np.maximum(n_unseen, 1)[:, None]  # [B, acts]
-    # known_fit [B, acts, S, PLACES]: public tiles r places behind the next one that fit E
-    fit_public = fit_after[:, :, None, :] & public[:, None, :, :]  # [B, acts, S, N]
+    share = (fit_after & unseen[:, None, :]).sum(axis=2) / np.maximum(n_unseen, 1)[:, None]  # [B, L]
+    # known_fit [B, L, S, PLACES]: public tiles r places behind the next one that fit E
+    fit_public = fit_after[:, :, None, :] & public[:, None, :, :]  # [B, L, S, N]
     bins = np.minimum(rel, PLACES - 1).astype(np.int64)  # [B, S, N]
-    known_fit = np.zeros((B, len(acts), S, PLACES), np.float32)
+    known_fit = np.zeros((B, L, S, PLACES), np.float32)
     for r in range(PLACES):
         known_fit[..., r] = (fit_public & (bins == r)[:, None, :, :]).sum(axis=3)
     unknown_share = np.where(~known[:, None, :] & present[:, None, :], share[:, :, None], 0.0)
     # The mover: after a DECLINE his turn is over; without a tile behind the turned-up one there is none.
-    is_decline = np.zeros(len(acts), bool)
-    is_decline[len(plays):] = True
-    mover_off = is_decline[None, :] | (hand[:, 0] < 2)[:, None]  # [B, acts]
+    mover_off = is_decline | (hand[:, 0] < 2)[:, None]  # [B, L]
     known_fit[:, :, 0, :] *= ~mover_off[:, :, None]
     unknown_share[:, :, 0] = np.where(mover_off, 0.0, unknown_share[:, :, 0])
-    # The tiles off the table after the action that fit E (a play puts the turned-up tile on it).
-    off_table = ~on_table[:, None, :] & fit_after
+    # The tiles off the table after the move that fit E (a play puts the turned-up tile on it).
     turned = v.slice(obs, "turned_up") > 0  # [B, N]
-    off_table[:, : len(plays), :] &= ~turned[:, None, :]
+    off_table = ~on_table[:, None, :] & fit_after & ~(turned[:, None, :] & is_play[..., None])
     unplayed = off_table.sum(axis=2) / float(M + 1)
-    p = known_fit[..., 0] + unknown_share  # [B, acts, S]
+    p = known_fit[..., 0] + unknown_share  # [B, L, S]
     context = np.concatenate([hand / float(N // v.num_players), n_unseen[:, None] / float(N),
                               on_table.sum(axis=1)[:, None] / float(N)], axis=1)  # [B, S + 2]
-    feats = np.concatenate([known_fit.reshape(B, len(acts), S * PLACES), unknown_share.astype(np.float32),
+    feats = np.concatenate([known_fit.reshape(B, L, S * PLACES), unknown_share.astype(np.float32),
                             unplayed[..., None], ((1.0 - p[..., 0]) * p[..., 1])[..., None],
-                            np.repeat(context[:, None, :], len(acts), axis=1)], axis=2)
+                            np.repeat(context[:, None, :], L, axis=1)], axis=2)
     # A play of the mover's last tile wins (rule 4): the ends after it are worth nothing.
-    wins = (hand[:, 0] < 2)[:, None] & ~is_decline[None, :]
+    wins = (hand[:, 0] < 2)[:, None] & is_play
     feats[wins] = 0.0
-    out[:, acts] = feats
-    out[~masks] = 0.0
+    b = np.broadcast_to(rows, acts.shape)
+    keep = is_play | is_decline  # (Blind's other actions are never legal: SET and DRAW stay 0)
+    out[b[keep], acts[keep]] = feats[keep]
     return out
 
 
