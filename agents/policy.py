@@ -29,6 +29,16 @@ observation which plays score now, and rated every non-Greedy move about a point
 Up (docs/family.md). The points are computed from the seat's observation alone, by the same Greedy
 that computes the hint, wherever the policy plays (the training env, :class:`agents.model.PolicyAgent`).
 
+The same way, a policy may read a few *features per action* (``action_features=True``, the games
+of :data:`agents.family.blind_features.ACTION_FEATURE_GAMES`: Blind): behind the points (if any)
+come ``num_actions * K`` floats, K features of each action (:func:`action_features`, 0 where
+illegal), and the head adds ``features_weight @ features[a]`` to each logit, ``features_weight`` a
+learned vector of K (the points are the one-feature case, kept as they were so that saved models
+load); with ``features_hidden`` (layer widths) a small MLP shared by every action, ``g(features[a])``,
+replaces the dot product, so features can weigh one another. Why: in Blind the one decision is which two open numbers a tile leaves, and whether the
+rows' next tiles fit them is known (or has a known chance) from the public rows, but neither the
+observation's encoding nor a linear head could find it (docs/family.md).
+
 It lives in ``agents/`` (it was ``train/policy.py``) because a saved model needs it to play:
 ``agents.model`` loads models with it, and ``train/`` builds new ones from it. Importing this
 module needs the ``train`` extra (torch, sb3-contrib); without it the import stops with
@@ -123,6 +133,59 @@ def check_action_points(action_points, hint_source) -> bool:
         raise ValueError(f"action_points: {source['game']}'s plays score nothing at once; the games whose plays "
                          f"score are {', '.join(SCORING_GAMES)}")
     return True
+
+
+def check_action_features(action_features, hint_source) -> bool:
+    """``action_features`` as a bool, refused (ValueError naming what is allowed) unless it is a
+    bool and, when true, the policy has a family Greedy hint (``hint_source``: the rules the
+    features are computed for) of a game that has such features
+    (:data:`agents.family.blind_features.ACTION_FEATURE_GAMES`)."""
+    from .family.blind_features import ACTION_FEATURE_GAMES
+
+    if not isinstance(action_features, (bool, np.bool_)):
+        raise ValueError(f"action_features must be true or false, got {action_features!r}")
+    if not action_features:
+        return False
+    source = check_hint_source(hint_source)
+    if source is None:
+        raise ValueError("action_features needs a family game's Greedy hint (hint_source; env.greedy_hint: true): "
+                         "the features ride behind it and are computed for its rules")
+    if source["game"] not in ACTION_FEATURE_GAMES:
+        raise ValueError(f"action_features: {source['game']} has no per-action features; the games with them are "
+                         f"{', '.join(ACTION_FEATURE_GAMES)}")
+    return True
+
+
+def check_features_hidden(features_hidden) -> tuple:
+    """The hidden widths of the MLP over each action's features, as a tuple of positive integers
+    (empty: the linear weights); anything else is refused naming what is allowed."""
+    widths = tuple(features_hidden) if isinstance(features_hidden, (list, tuple)) else None
+    if widths is None or any(isinstance(h, bool) or not isinstance(h, (int, np.integer)) or h < 1 for h in widths):
+        raise ValueError(f"features_hidden must be a list of positive layer widths (empty: linear weights), "
+                         f"got {features_hidden!r}")
+    return tuple(int(h) for h in widths)
+
+
+def features_per_action(hint_source) -> int:
+    """K, the features each action has in ``hint_source``'s game (agents.family.blind_features)."""
+    from .family.blind_features import NUM_FEATURES
+
+    check_action_features(True, hint_source)
+    return NUM_FEATURES
+
+
+def action_features(hinter, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """float32 [B, actions * K]: each action's K features (action-major: action a's are columns
+    a*K .. a*K + K - 1), 0 where illegal, computed from the seat's observation and mask only for
+    the rules of ``hinter`` (the policy's Greedy, :func:`hint_agent`)."""
+    from .family.blind_features import ACTION_FEATURE_GAMES
+
+    rules = hinter.rules
+    if rules.game not in ACTION_FEATURE_GAMES:
+        raise ValueError(f"{rules.game} has no per-action features; the games with them are "
+                         f"{', '.join(ACTION_FEATURE_GAMES)}")
+    feats = ACTION_FEATURE_GAMES[rules.game](rules, np.asarray(obs), masks)
+    return feats.reshape(feats.shape[0], -1)
 
 
 def action_points(hinter, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -261,17 +324,39 @@ class HintHead(nn.Module):
     (plus :data:`KEPT_BONUS` where the hinted action is one of ``kept``: there the hint is played;
     except, with ``freed``, where the row is in the endgame and the hinted action one of ``freed``:
     there the network chooses), plus, with ``points`` (the number of actions, 0: none),
-    ``points_weight`` times each action's immediate points (:func:`action_points`). The latent
-    ends with the hint, then the points if any, then the endgame gate if ``freed``."""
+    ``points_weight`` times each action's immediate points (:func:`action_points`), plus, with
+    ``features`` (K per action, 0: none), ``features_weight @ features[a]``
+    (:func:`action_features`), or with ``features_hidden`` (widths) ``g(features[a])``, ``g`` an
+    MLP of those hidden layers (ReLU) shared by every action, its last layer zero at first. The latent ends with the hint, then the points if any, then the
+    features (``num_actions * K``) if any, then the endgame gate if ``freed``."""
 
     def __init__(self, latent_dim: int, hint_weight: float, trainable: bool = True, num_actions: int = NUM_ACTIONS,
                  kept: th.Tensor | None = None, points: int = 0, points_weight: float = 0.0,
-                 freed: th.Tensor | None = None, kept_bonus: float = KEPT_BONUS):
+                 freed: th.Tensor | None = None, kept_bonus: float = KEPT_BONUS, features: int = 0,
+                 features_weight: float = 0.0, features_hidden: tuple | list = ()):
         super().__init__()
         if points not in (0, num_actions):
             raise ValueError(f"points must be 0 or the number of actions ({num_actions}), got {points}")
+        if isinstance(features, bool) or not isinstance(features, int) or features < 0:
+            raise ValueError(f"features (per action) must be an integer >= 0, got {features!r}")
         self.latent_dim = latent_dim
         self.points = int(points)
+        self.num_actions = int(num_actions)
+        self.features = int(features)  # K per action
+        self.features_hidden = check_features_hidden(features_hidden)
+        if self.features_hidden and not self.features:
+            raise ValueError("features_hidden is the MLP over each action's features: it needs features (K > 0)")
+        if self.features and not self.features_hidden:  # (only then in the state dict: models without load as before)
+            self.features_weight = nn.Parameter(th.full((self.features,), float(features_weight)))
+        if self.features_hidden:
+            layers, width = [], self.features
+            for h in self.features_hidden:
+                layers += [nn.Linear(width, h), nn.ReLU()]
+                width = h
+            last = nn.Linear(width, 1)
+            nn.init.zeros_(last.weight)  # no effect at first, as the linear weights start at 0
+            nn.init.zeros_(last.bias)
+            self.features_net = nn.Sequential(*layers, last)
         self.linear = nn.Linear(latent_dim, num_actions)
         self.weight = nn.Parameter(th.tensor(float(hint_weight)), requires_grad=trainable)
         if self.points:  # (only then in the state dict: models without points load as before)
@@ -298,8 +383,24 @@ class HintHead(nn.Module):
     def _points(self, latent: th.Tensor) -> th.Tensor:
         return latent[:, self.latent_dim + 1 : self.latent_dim + 1 + self.points]
 
-    def _gate(self, latent: th.Tensor) -> th.Tensor | None:
+    def _features(self, latent: th.Tensor) -> th.Tensor:
+        """[B, actions, K]: each action's features."""
         at = self.latent_dim + 1 + self.points
+        return latent[:, at : at + self.num_actions * self.features].reshape(
+            latent.shape[0], self.num_actions, self.features)
+
+    def _features_term(self, latent: th.Tensor, dtype) -> th.Tensor:
+        """[B, actions]: ``features_weight @ features[a]`` (or ``g(features[a])``) for each action."""
+        return self._score_features(self._features(latent), dtype)
+
+    def _score_features(self, feats: th.Tensor, dtype) -> th.Tensor:
+        """[..., k]: the features term of ``feats`` [..., k, K]."""
+        if self.features_hidden:
+            return self.features_net(feats.float()).squeeze(-1).to(dtype)
+        return feats.to(dtype) @ self.features_weight.to(dtype)
+
+    def _gate(self, latent: th.Tensor) -> th.Tensor | None:
+        at = self.latent_dim + 1 + self.points + self.num_actions * self.features
         return latent[:, at : at + 1] if self.gated else None
 
     def forward(self, latent: th.Tensor) -> th.Tensor:
@@ -308,6 +409,8 @@ class HintHead(nn.Module):
         logits = logits.scatter_add(1, hinted, self.bonus(hinted, gate).to(logits.dtype))
         if self.points:
             logits = logits + self.points_weight.to(logits.dtype) * self._points(latent).to(logits.dtype)
+        if self.features:
+            logits = logits + self._features_term(latent, logits.dtype)
         return logits
 
     def chosen(self, latent: th.Tensor, index: th.Tensor, valid: th.Tensor) -> th.Tensor:
@@ -318,6 +421,9 @@ class HintHead(nn.Module):
         logits = logits + self.bonus(hinted, gate) * (index == hinted)
         if self.points:
             logits = logits + self.points_weight * self._points(latent).to(logits.dtype).gather(1, index)
+        if self.features:  # the index's actions' features only
+            picked = self._features(latent).gather(1, index[:, :, None].expand(-1, -1, self.features))
+            logits = logits + self._score_features(picked, logits.dtype)
         return logits
 
 
@@ -331,9 +437,19 @@ class NosPolicy(MaskableActorCriticPolicy):
                  hint_weight: float = 3.0, hint_trainable: bool = True, hint_source: dict | None = None,
                  privileged: int = 0, hint_kept: list | tuple = (), hint_freed_in_endgame: list | tuple = (),
                  action_points: bool = False, points_weight: float = 0.0, kept_bonus: float = KEPT_BONUS,
+                 action_features: bool = False, features_weight: float = 0.0, features_hidden: list | tuple = (),
                  **kwargs):
         self.hint_source = check_hint_source(hint_source)
         self.action_points = check_action_points(action_points, self.hint_source)
+        self.action_features = check_action_features(action_features, self.hint_source)
+        if isinstance(features_weight, bool) or not isinstance(features_weight, (int, float)) \
+                or not np.isfinite(features_weight):
+            raise ValueError(f"features_weight (the features' starting logit weights) must be a number, "
+                             f"got {features_weight!r}")
+        self.features_weight = float(features_weight)
+        self.features_hidden = list(check_features_hidden(features_hidden))
+        if self.features_hidden and not self.action_features:
+            raise ValueError("features_hidden is the MLP over each action's features: it needs action_features")
         if isinstance(points_weight, bool) or not isinstance(points_weight, (int, float)) \
                 or not np.isfinite(points_weight):
             raise ValueError(f"points_weight (the points' starting logit weight) must be a number, got {points_weight!r}")
@@ -367,12 +483,16 @@ class NosPolicy(MaskableActorCriticPolicy):
         self.hint = 1 if self.hint_source is not None else hint_size(observation_space, action_space, self.privileged)
         #: Floats of the action points behind the hint (0 without them): one per action.
         self.points = int(action_space.n) if self.action_points else 0
+        #: Features per action (K; 0 without them) and their floats behind the points (actions * K).
+        self.features_k = features_per_action(self.hint_source) if self.action_features else 0
+        self.features = int(action_space.n) * self.features_k
         self.width = int(width)
         self.hint_weight = float(hint_weight)
         self.hint_trainable = bool(hint_trainable)
         kwargs.setdefault("features_extractor_class", NosEncoder)
-        # (the encoder passes the hint and the points through behind its output, as one tail)
-        kwargs.setdefault("features_extractor_kwargs", {"width": self.width, "hint": self.hint + self.points,
+        # (the encoder passes the hint, the points and the features through behind its output, as one tail)
+        kwargs.setdefault("features_extractor_kwargs", {"width": self.width,
+                                                        "hint": self.hint + self.points + self.features,
                                                         **({"privileged": self.privileged} if privileged else {}),
                                                         **({"gate": True} if self._freed is not None else {})})
         if net_arch is None:
@@ -381,13 +501,14 @@ class NosPolicy(MaskableActorCriticPolicy):
 
     def _build_mlp_extractor(self) -> None:
         if self.privileged:
-            self.mlp_extractor = PrivilegedExtractor(self.width, self.hint + self.points, self.privileged,
+            self.mlp_extractor = PrivilegedExtractor(self.width, self.hint + self.points + self.features,
+                                                     self.privileged,
                                                      self.net_arch, self.activation_fn, self.device,
                                                      gate=int(self._freed is not None))
             return
         if not self.hint:
             return super()._build_mlp_extractor()
-        tail = self.hint + self.points + int(self._freed is not None)
+        tail = self.hint + self.points + self.features + int(self._freed is not None)
         self.mlp_extractor = HintExtractor(self.features_dim - tail, self.net_arch, self.activation_fn,
                                            self.device, tail=tail)
 
@@ -396,10 +517,12 @@ class NosPolicy(MaskableActorCriticPolicy):
         super()._build(lr_schedule)
         if not self.hint:
             return
-        head = HintHead(self.mlp_extractor.latent_dim_pi - 1 - self.points - int(self._freed is not None),
+        head = HintHead(self.mlp_extractor.latent_dim_pi - 1 - self.points - self.features
+                        - int(self._freed is not None),
                         self.hint_weight, self.hint_trainable, int(self.action_space.n), kept=self._kept,
                         points=self.points, points_weight=self.points_weight, freed=self._freed,
-                        kept_bonus=self.kept_bonus)
+                        kept_bonus=self.kept_bonus, features=self.features_k,
+                        features_weight=self.features_weight, features_hidden=self.features_hidden)
         if self.ortho_init:  # small, as SB3 initialises its action layer, so the hint leads at first
             nn.init.orthogonal_(head.linear.weight, gain=0.01)
             nn.init.zeros_(head.linear.bias)
@@ -459,6 +582,10 @@ class NosPolicy(MaskableActorCriticPolicy):
             data.update(kept_bonus=self.kept_bonus)
         if self.action_points:  # models without them load as before
             data.update(action_points=True, points_weight=self.points_weight)
+        if self.action_features:  # models without them load as before
+            data.update(action_features=True, features_weight=self.features_weight)
+            if self.features_hidden:
+                data.update(features_hidden=list(self.features_hidden))
         return data
 
     def hint_bonus(self, hint: th.Tensor, observations) -> th.Tensor:

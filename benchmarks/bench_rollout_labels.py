@@ -7,6 +7,7 @@ of each decision played out to the end of the hand.
     OMP_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/bench_rollout_labels.py --game nos --phases set announce
     OMP_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/bench_rollout_labels.py --game nos --phases endgame --samples 8
     OMP_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/bench_rollout_labels.py --game five_up --action-points
+    OMP_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/bench_rollout_labels.py --game blind --action-features
 
 prints the labels a second, the batched playout steps (Nos: the playouts a second), the legal moves
 per decision and the load.
@@ -32,10 +33,12 @@ def main() -> None:
                                                                 "of the hidden tiles (0: the real table)")
     parser.add_argument("--action-points", action="store_true",
                         help="a scoring game: the env also computes each action's immediate points (env.action_points)")
+    parser.add_argument("--action-features", action="store_true",
+                        help="Blind: the env also computes each action's features (env.action_features)")
     args = parser.parse_args()
     # after the arguments: --help works on the core install, without the train extra
     from agents.family.games import make_rules
-    from agents.family.greedy import FamilyGreedyAgent
+    from agents.registry import make_agent
     from agents.tournament import family_options
     from train.rollout_advantage import RolloutLabeler, collect_advantage_labels
     from train.selfplay import OpponentPool, SelfPlayVecEnv
@@ -46,14 +49,16 @@ def main() -> None:
     options = family_options(args.game, {})
     rules = make_rules(args.game, 4, **options)
     pool = OpponentPool(seed=1)
-    pool.add(FamilyGreedyAgent(rules, seed=2), 1.0)
+    pool.add(make_agent("greedy", seed=2, game=args.game, rules=rules), 1.0)  # (Blind's Greedy for Blind)
     env = SelfPlayVecEnv(args.tables, pool, num_players=4, seed=5, game=args.game, greedy_hint=True,
-                         game_options=options, threads=1, action_points=args.action_points)
+                         game_options=options, threads=1, action_points=args.action_points,
+                         action_features=args.action_features)
     labeler = RolloutLabeler(rules, capacity=args.capacity)
     start = time.perf_counter()
     data = collect_advantage_labels(env, labeler, args.decisions)
     seconds = time.perf_counter() - start
     points = " (with the action points)" if args.action_points else ""
+    points += " (with the action features)" if args.action_features else ""
     print(f"{args.game}{points}: {args.decisions:,} labels in {seconds:.1f} s ({args.decisions / seconds:,.0f}/s), "
           f"{labeler.playout_steps:,} batched playout steps, {data['masks'].legal_counts().mean():.2f} legal moves a "
           f"decision, {args.tables} tables, load {os.getloadavg()[0]:.1f}")

@@ -25,9 +25,10 @@ def tiny_family_run(tmp_path: Path, env: str) -> Path:
     return tmp_path / "tiny" / "model.zip"
 
 
-def tiny_distill_run(tmp_path: Path, env: str, baseline: str, distill: str) -> Path:
-    """Run a distillation without PPO under ``tmp_path``: ``env`` and ``distill`` are the sections
-    (YAML flow mappings), the opponents and the final report's are ``baseline``. Returns the run's folder."""
+def tiny_distill_run(tmp_path: Path, env: str, baseline: str, distill: str, policy: str | None = None) -> Path:
+    """Run a distillation without PPO under ``tmp_path``: ``env`` and ``distill`` (and ``policy``, if
+    given) are the sections (YAML flow mappings), the opponents and the final report's are
+    ``baseline``. Returns the run's folder."""
     config = tmp_path / "tiny.yaml"
     config.write_text(
         f"run: {{name: tiny, total_timesteps: 0, output_dir: {tmp_path}}}\n"
@@ -35,7 +36,8 @@ def tiny_distill_run(tmp_path: Path, env: str, baseline: str, distill: str) -> P
         f"opponents: {{baselines: {{{baseline}: 1.0}}, snapshot_weight: 0.0}}\n"
         "ppo: {n_steps: 4, batch_size: 32, n_epochs: 1}\n"
         f"distill: {distill}\n"
-        f"eval: {{every: 0, final_deals: 2, final_opponents: [{baseline}]}}\n"
+        + (f"policy: {policy}\n" if policy else "")
+        + f"eval: {{every: 0, final_deals: 2, final_opponents: [{baseline}]}}\n"
         "output: {checkpoint_every: 0, tensorboard: false, progress_bar: false}\n")
     train_main(["--config", str(config)])
     return tmp_path / "tiny"

@@ -50,6 +50,10 @@ class EnvConfig:
     # a scoring game's, with greedy_hint: each action's immediate points follow the hint, and the policy
     # adds policy.points_weight * points to each logit (agents/policy.py action_points)
     action_points: bool = False
+    # Blind, with greedy_hint: each action's features follow the points (agents/family/blind_features.py:
+    # whether the rows' next tiles fit the ends a move leaves), and the policy adds
+    # policy.features_weight @ features[a] to each logit (agents/policy.py action_features)
+    action_features: bool = False
     # the critic also reads the other seats' hands (Nos: and the boneyard's next draw and bottom two)
     # during training (train/privileged.py); the policy never does, and a saved model plays without them.
     # Nos and the family games but Blind; not the rllib engine
@@ -107,6 +111,9 @@ class PolicyConfig:
     activation: str = "tanh"  # tanh or relu (after the first layer, which is ReLU)
     hint_weight: float = 3.0  # the hint's starting logit bonus (with env.tactics_hint or env.greedy_hint)
     points_weight: float = 0.0  # with env.action_points: the points' starting logit weight (learned), per point
+    features_weight: float = 0.0  # with env.action_features: each feature's starting logit weight (learned)
+    # with env.action_features: hidden widths of an MLP over each action's features instead of the weights
+    features_hidden: list = field(default_factory=list)
     hint_trainable: bool = True  # false keeps the bonus fixed, so the network must learn to depart
     # Nos: blocks of actions (nos_env.encoding.ACTION_BLOCKS) where the policy always plays the Tactics
     # hint, e.g. [declare, decline, play, pass] for a model fitted on the openings only (distill.phases)
@@ -351,6 +358,7 @@ def validate(c: TrainConfig, source: str = "config") -> None:
     else:
         _check_family(c, source)
     _check_action_points(c, source)
+    _check_action_features(c, source)
     if c.policy.hint_kept:
         from nos_env.encoding import ACTION_BLOCKS
 
@@ -469,6 +477,8 @@ def validate(c: TrainConfig, source: str = "config") -> None:
             _fail(w("env.privileged_critic"), "is an SB3 policy feature (agents/policy.py); the rllib engine has none")
         if c.env.action_points:
             _fail(w("env.action_points"), "is an SB3 policy feature (agents/policy.py); the rllib engine has none")
+        if c.env.action_features:
+            _fail(w("env.action_features"), "is an SB3 policy feature (agents/policy.py); the rllib engine has none")
         if c.env.learner_seat != "rotate":
             _fail(w("env.learner_seat"), "the rllib engine seats the learner at random each hand: use 'rotate'")
         for name in c.opponents.baselines:
@@ -607,6 +617,36 @@ def _check_action_points(c: TrainConfig, source: str) -> None:
                      f"{', '.join(SCORING_GAMES)}")
     if not c.env.greedy_hint:
         _fail(where, "the points ride behind the Greedy hint and are computed by its Greedy: it needs "
+                     "env.greedy_hint: true")
+
+
+def _check_action_features(c: TrainConfig, source: str) -> None:
+    """env.action_features (true or false; true needs the Greedy hint of a game with per-action
+    features: Blind) and policy.features_weight (a number)."""
+    from agents.family.blind_features import ACTION_FEATURE_GAMES
+
+    where = f"{source}: env.action_features"
+    value = c.env.action_features
+    if not isinstance(value, bool):
+        _fail(where, f"must be true or false, got {value!r}")
+    weight = c.policy.features_weight
+    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight):
+        _fail(f"{source}: policy.features_weight",
+              f"must be a number (the features' starting logit weight), got {weight!r}")
+    hidden = c.policy.features_hidden
+    if not isinstance(hidden, list) or any(isinstance(h, bool) or not isinstance(h, int) or h < 1 for h in hidden):
+        _fail(f"{source}: policy.features_hidden",
+              f"must be a list of positive layer widths (empty: linear weights), got {hidden!r}")
+    if hidden and not value:
+        _fail(f"{source}: policy.features_hidden", "is the MLP over each action's features: it needs "
+                                                  "env.action_features: true")
+    if not value:
+        return
+    if c.env.game not in ACTION_FEATURE_GAMES:
+        _fail(where, f"{c.env.game} has no per-action features; the games with them are "
+                     f"{', '.join(ACTION_FEATURE_GAMES)}")
+    if not c.env.greedy_hint:
+        _fail(where, "the features ride behind the Greedy hint and are computed for its rules: it needs "
                      "env.greedy_hint: true")
 
 

@@ -40,7 +40,8 @@ def raw_observation_size(env) -> int:
     """The floats of the game's own observation in ``env``'s rows (without the hint, the action
     points and the critic-only tail that follow it): what an agent is shown."""
     hint = 1 if env.hint_agent is not None else 0
-    return int(env.observation_space.shape[0]) - hint - int(getattr(env, "points_size", 0)) - int(env.privileged_size)
+    return (int(env.observation_space.shape[0]) - hint - int(getattr(env, "points_size", 0))
+            - int(getattr(env, "features_size", 0)) - int(env.privileged_size))
 
 
 def collect_labels(env, teacher, decisions: int, values: bool = False, log=None) -> dict:

@@ -131,6 +131,7 @@ class SelfPlayVecEnv(VecEnv):
         tactics_hint: bool = False,
         greedy_hint: bool = False,
         action_points: bool = False,
+        action_features: bool = False,
         privileged_critic: bool = False,
         game: str = "nos",
         game_options: dict | None = None,
@@ -191,6 +192,13 @@ class SelfPlayVecEnv(VecEnv):
 
             check_action_points(action_points, self.hint_source)  # a clear error: needs the Greedy hint of a scoring game
             self.points_size = num_actions
+        #: Floats of each action's features behind the points (agents.policy.action_features), 0 without them.
+        self.features_size = 0
+        if action_features:
+            from agents.policy import check_action_features, features_per_action
+
+            check_action_features(action_features, self.hint_source)  # a clear error: needs the Greedy hint of Blind
+            self.features_size = num_actions * features_per_action(self.hint_source)
         self.render_mode = None
         #: Floats of the critic-only tail (train/privileged.py): the other seats' hands, 0 without it.
         self.privileged_size = 0
@@ -198,7 +206,8 @@ class SelfPlayVecEnv(VecEnv):
             from .privileged import privileged_size
 
             self.privileged_size = privileged_size(self.tables)
-        size = obs_size + (1 if self.hint_agent is not None else 0) + self.points_size + self.privileged_size
+        size = (obs_size + (1 if self.hint_agent is not None else 0) + self.points_size + self.features_size
+                + self.privileged_size)
         observation_space = spaces.Box(-np.inf, np.inf, (size,), np.float32)
         super().__init__(int(num_envs), observation_space, spaces.Discrete(num_actions))
         B = self.num_envs
@@ -255,13 +264,17 @@ class SelfPlayVecEnv(VecEnv):
     def _with_hint_rows(self, obs: np.ndarray, masks: np.ndarray | None) -> np.ndarray:
         if self.hint_agent is None:
             return obs
-        hint = np.zeros((obs.shape[0], 1 + self.points_size), np.float32)
+        hint = np.zeros((obs.shape[0], 1 + self.points_size + self.features_size), np.float32)
         if masks is not None:
             hint[:, 0] = self.hint_agent.act_batch(obs, masks)
             if self.points_size:  # each action's immediate points, from the same observation
                 from agents.policy import action_points
 
-                hint[:, 1:] = action_points(self.hint_agent, obs, masks)
+                hint[:, 1 : 1 + self.points_size] = action_points(self.hint_agent, obs, masks)
+            if self.features_size:  # each action's features, from the same observation
+                from agents.policy import action_features
+
+                hint[:, 1 + self.points_size :] = action_features(self.hint_agent, obs, masks)
         return np.concatenate([obs, hint], axis=1)
 
     def _with_privileged(self, obs: np.ndarray, rows: np.ndarray) -> np.ndarray:
