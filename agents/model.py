@@ -8,7 +8,8 @@ environment (``agent.act(obs["observation"], obs["action_mask"])``). A policy
 trained with the Tactics hint (Nos) or with its game's Greedy hint (a family game, the
 policy's ``hint_source``) computes the hint itself, from the observation alone, as the
 training environment did, and so does a policy that reads each action's immediate points
-(its ``action_points``, :func:`agents.policy.action_points`). A policy trained with a privileged critic (``train/privileged.py``)
+(its ``action_points``, :func:`agents.policy.action_points`), and a Nos policy that reads each play's
+closing features (its ``closing_features``, :func:`agents.policy.closing_features`). A policy trained with a privileged critic (``train/privileged.py``)
 plays without the other hands: only its critic read them, and zeros stand in for them.
 
 ``deterministic=True`` (the default, for evaluation) plays the most probable
@@ -39,7 +40,7 @@ import torch as th  # noqa: E402
 
 
 from .base import Agent, BatchContext, float_observations  # noqa: E402
-from .policy import NosPolicy, action_points, hint_agent, hint_size  # noqa: E402
+from .policy import NosPolicy, action_points, closing_features, hint_agent, hint_size  # noqa: E402
 from .tactics import TacticsAgent  # noqa: E402
 
 #: Modules that held NosPolicy when older models were saved (a model pickles its policy's path).
@@ -55,8 +56,9 @@ class PolicyAgent(Agent):
         self.policy.set_training_mode(False)
         self.deterministic = bool(deterministic)
         source = getattr(policy, "hint_source", None)
+        self.closing = int(getattr(policy, "closing", 0))  # the closing features behind the hint (their count)
         self.hint = 1 if source is not None else hint_size(policy.observation_space, policy.action_space,
-                                                                    int(getattr(policy, "privileged", 0)))
+                                                                    int(getattr(policy, "privileged", 0)) + self.closing)
         self.points = int(getattr(policy, "points", 0))  # the action points behind the hint (their count)
         # The hint's agent: the family game's Greedy (hint_source), else Nos's Tactics.
         self._hinter = None
@@ -76,7 +78,7 @@ class PolicyAgent(Agent):
         # A privileged critic's tail (train/privileged.py): the other hands, seen in training by the
         # critic only. No logit reads it, so a player fills zeros.
         privileged = int(getattr(self.policy, "privileged", 0))
-        size = (int(self.policy.observation_space.shape[0]) - self.hint - self.points
+        size = (int(self.policy.observation_space.shape[0]) - self.hint - self.points - self.closing
                 - privileged)  # Nos's 1,041, or a family game's
         actions = int(self.policy.action_space.n)
         if obs.ndim != 2 or obs.shape[1] != size or masks.shape != (obs.shape[0], actions):
@@ -87,6 +89,8 @@ class PolicyAgent(Agent):
             tail = [hinted[:, None]]
             if self.points:  # computed from the same observation, as the training env did
                 tail.append(action_points(self._hinter, obs, masks))
+            if self.closing:  # each play's closing features, from the same observation and mask
+                tail.append(closing_features(obs, masks))
             obs = np.concatenate([obs, *tail], axis=1)
         if privileged:
             obs = np.concatenate([obs, np.zeros((obs.shape[0], privileged), np.float32)], axis=1)

@@ -29,6 +29,16 @@ observation which plays score now, and rated every non-Greedy move about a point
 Up (docs/family.md). The points are computed from the seat's observation alone, by the same Greedy
 that computes the hint, wherever the policy plays (the training env, :class:`agents.model.PolicyAgent`).
 
+A Nos policy with the Tactics hint may read each play's *closing features* (``closing_features=True``,
+issue 19 item 2): behind the hint come ``4 x 224`` floats, for each play (tile, arm, side) whose
+close variant is legal, the unseen tiles that would fit after it, whether my own hand would, the
+closing's probability of being correct (1 exactly where Tactics' proof proves it) and its expected
+payment (:func:`closing_features`, ``nos_env/games/nos/closing.py``). The head adds
+``w[0] * fit_unseen + w[1] * own_fits`` to both variants of the play and, to the close variant,
+``w[2] * p_correct + w[3] * close_chips``, ``w`` four learned scalars (``closing_weights``, their
+starting values). Why: Tactics closes only with a proof the network cannot read from its observation,
+and the models closed 740-825 times in 1,000 deals to Search's 800-860 (docs/training.md).
+
 It lives in ``agents/`` (it was ``train/policy.py``) because a saved model needs it to play:
 ``agents.model`` loads models with it, and ``train/`` builds new ones from it. Importing this
 module needs the ``train`` extra (torch, sb3-contrib); without it the import stops with
@@ -132,6 +142,67 @@ def action_points(hinter, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
     masks = np.asarray(masks) != 0
     points = hinter.immediate_points(np.asarray(obs, np.float32))
     return np.where(masks, points, 0.0).astype(np.float32)
+
+
+#: The closing features' starting weights (fit_unseen, own_fits, p_correct, close_chips): only the
+#: expected payment of a close variant leads at first, a logit per 10 chips (the fitted advantages'
+#: temperature), so a closing the network cannot see to be right starts improbable.
+CLOSING_WEIGHTS = (0.0, 0.0, 0.0, 1.0)
+
+
+def closing_size() -> int:
+    """The floats of the closing features behind the hint: features x plays (4 x 224)."""
+    from nos_env.games.nos.closing import NUM_FEATURES, NUM_PLAYS
+
+    return NUM_FEATURES * NUM_PLAYS
+
+
+def check_closing_features(closing_features, closing_weights, nos_hint: bool) -> tuple[bool, tuple]:
+    """(``closing_features`` as a bool, the starting weights as 4 floats), refused (ValueError naming
+    what is allowed) unless a bool and, when true, the policy is Nos's with the Tactics hint
+    (``nos_hint``); ``closing_weights`` None (the defaults, :data:`CLOSING_WEIGHTS`) or 4 numbers."""
+    from nos_env.games.nos.closing import FEATURES
+
+    if not isinstance(closing_features, (bool, np.bool_)):
+        raise ValueError(f"closing_features must be true or false, got {closing_features!r}")
+    if closing_weights is None:
+        weights = CLOSING_WEIGHTS
+    else:
+        try:
+            weights = tuple(float(w) for w in closing_weights)
+        except (TypeError, ValueError):
+            weights = ()
+        if len(weights) != len(FEATURES) or isinstance(closing_weights, (str, bytes)) \
+                or any(isinstance(w, bool) for w in closing_weights) or not np.all(np.isfinite(weights)):
+            raise ValueError(f"closing_weights must be {len(FEATURES)} numbers (the starting weights of "
+                             f"{', '.join(FEATURES)}), got {closing_weights!r}")
+    if closing_features and not nos_hint:
+        raise ValueError("closing_features are Nos's plays' (needs the Tactics hint: env.tactics_hint: true, "
+                         "Nos's 557 actions)")
+    return bool(closing_features), weights
+
+
+def closing_features(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """float32 [B, 4 * 224]: each play's closing features (``nos_env.fast_engine.closing_features``,
+    flattened feature-major), from the seat's observation (float32 [B, 1041]) and mask only."""
+    from nos_env.fast_engine import closing_features as compute
+
+    features = compute(np.asarray(obs, np.float32), masks)
+    return features.reshape(features.shape[0], -1)
+
+
+def closing_logits(features: th.Tensor, weights: th.Tensor) -> th.Tensor:
+    """[B, NUM_ACTIONS]: what the closing features add to each logit. ``features`` [B, 4 * 224]
+    (:func:`closing_features`), ``weights`` [4]: ``w0 * fit_unseen + w1 * own_fits`` on both
+    variants of each play, plus ``w2 * p_correct + w3 * close_chips`` on its close variant."""
+    from nos_env.encoding import PASS, PLAY0
+
+    x = features.reshape(features.shape[0], 4, -1)
+    w = weights.to(x.dtype)
+    play = w[0] * x[:, 0] + w[1] * x[:, 1]
+    close = play + w[2] * x[:, 2] + w[3] * x[:, 3]
+    both = th.stack([play, close], dim=2).reshape(x.shape[0], -1)  # (play i, close c) at 2 i + c
+    return nn.functional.pad(both, (PLAY0, NUM_ACTIONS - PASS))
 
 
 class NosEncoder(BaseFeaturesExtractor):
@@ -261,17 +332,26 @@ class HintHead(nn.Module):
     (plus :data:`KEPT_BONUS` where the hinted action is one of ``kept``: there the hint is played;
     except, with ``freed``, where the row is in the endgame and the hinted action one of ``freed``:
     there the network chooses), plus, with ``points`` (the number of actions, 0: none),
-    ``points_weight`` times each action's immediate points (:func:`action_points`). The latent
-    ends with the hint, then the points if any, then the endgame gate if ``freed``."""
+    ``points_weight`` times each action's immediate points (:func:`action_points`), plus, with
+    ``closing`` (:func:`closing_size`, 0: none), :func:`closing_logits` of the closing features with
+    the learned ``closing_weight``. The latent ends with the hint, then the points if any, then the
+    closing features if any, then the endgame gate if ``freed``."""
 
     def __init__(self, latent_dim: int, hint_weight: float, trainable: bool = True, num_actions: int = NUM_ACTIONS,
                  kept: th.Tensor | None = None, points: int = 0, points_weight: float = 0.0,
-                 freed: th.Tensor | None = None, kept_bonus: float = KEPT_BONUS):
+                 freed: th.Tensor | None = None, kept_bonus: float = KEPT_BONUS, closing: int = 0,
+                 closing_weights=CLOSING_WEIGHTS):
         super().__init__()
         if points not in (0, num_actions):
             raise ValueError(f"points must be 0 or the number of actions ({num_actions}), got {points}")
+        if closing not in (0, closing_size()) or (closing and num_actions != NUM_ACTIONS):
+            raise ValueError(f"closing must be 0 or the closing features' size ({closing_size()}, Nos's actions), "
+                             f"got {closing}")
         self.latent_dim = latent_dim
         self.points = int(points)
+        self.closing = int(closing)
+        if self.closing:  # (only then in the state dict: models without them load as before)
+            self.closing_weight = nn.Parameter(th.tensor([float(w) for w in closing_weights]))
         self.linear = nn.Linear(latent_dim, num_actions)
         self.weight = nn.Parameter(th.tensor(float(hint_weight)), requires_grad=trainable)
         if self.points:  # (only then in the state dict: models without points load as before)
@@ -298,8 +378,12 @@ class HintHead(nn.Module):
     def _points(self, latent: th.Tensor) -> th.Tensor:
         return latent[:, self.latent_dim + 1 : self.latent_dim + 1 + self.points]
 
-    def _gate(self, latent: th.Tensor) -> th.Tensor | None:
+    def _closing(self, latent: th.Tensor) -> th.Tensor:
         at = self.latent_dim + 1 + self.points
+        return latent[:, at : at + self.closing]
+
+    def _gate(self, latent: th.Tensor) -> th.Tensor | None:
+        at = self.latent_dim + 1 + self.points + self.closing
         return latent[:, at : at + 1] if self.gated else None
 
     def forward(self, latent: th.Tensor) -> th.Tensor:
@@ -308,6 +392,8 @@ class HintHead(nn.Module):
         logits = logits.scatter_add(1, hinted, self.bonus(hinted, gate).to(logits.dtype))
         if self.points:
             logits = logits + self.points_weight.to(logits.dtype) * self._points(latent).to(logits.dtype)
+        if self.closing:
+            logits = logits + closing_logits(self._closing(latent).to(logits.dtype), self.closing_weight)
         return logits
 
     def chosen(self, latent: th.Tensor, index: th.Tensor, valid: th.Tensor) -> th.Tensor:
@@ -318,6 +404,8 @@ class HintHead(nn.Module):
         logits = logits + self.bonus(hinted, gate) * (index == hinted)
         if self.points:
             logits = logits + self.points_weight * self._points(latent).to(logits.dtype).gather(1, index)
+        if self.closing:
+            logits = logits + closing_logits(self._closing(latent).to(logits.dtype), self.closing_weight).gather(1, index)
         return logits
 
 
@@ -331,7 +419,7 @@ class NosPolicy(MaskableActorCriticPolicy):
                  hint_weight: float = 3.0, hint_trainable: bool = True, hint_source: dict | None = None,
                  privileged: int = 0, hint_kept: list | tuple = (), hint_freed_in_endgame: list | tuple = (),
                  action_points: bool = False, points_weight: float = 0.0, kept_bonus: float = KEPT_BONUS,
-                 **kwargs):
+                 closing_features: bool = False, closing_weights=None, **kwargs):
         self.hint_source = check_hint_source(hint_source)
         self.action_points = check_action_points(action_points, self.hint_source)
         if isinstance(points_weight, bool) or not isinstance(points_weight, (int, float)) \
@@ -341,9 +429,14 @@ class NosPolicy(MaskableActorCriticPolicy):
         if isinstance(privileged, bool) or not isinstance(privileged, int) or privileged < 0:
             raise ValueError(f"privileged (the critic-only tail's size) must be an integer >= 0, got {privileged!r}")
         self.privileged = int(privileged)
+        if not isinstance(closing_features, (bool, np.bool_)):
+            raise ValueError(f"closing_features must be true or false, got {closing_features!r}")
+        #: Floats of the closing features behind the hint (and the points), 0 without them.
+        self.closing = closing_size() if closing_features else 0
+        beyond = self.privileged + self.closing  # the floats behind the observation and hint but the points
         self.hint_kept = list(hint_kept)
         if self.hint_kept and (int(action_space.n) != NUM_ACTIONS
-                               or hint_size(observation_space, action_space, self.privileged) != 1):
+                               or hint_size(observation_space, action_space, beyond) != 1):
             raise ValueError("hint_kept names blocks of Nos's actions where the Tactics hint is played: "
                              "it needs a Nos policy with the hint")
         self._kept = kept_actions(self.hint_kept) if self.hint_kept else None
@@ -364,15 +457,18 @@ class NosPolicy(MaskableActorCriticPolicy):
             raise ValueError("hint_source is a family game's Greedy hint; Nos's policy reads the Tactics hint "
                              "from its observation size")
         # Nos: the sizes say whether the Tactics hint follows; a family game: hint_source says so.
-        self.hint = 1 if self.hint_source is not None else hint_size(observation_space, action_space, self.privileged)
+        self.hint = 1 if self.hint_source is not None else hint_size(observation_space, action_space, beyond)
         #: Floats of the action points behind the hint (0 without them): one per action.
         self.points = int(action_space.n) if self.action_points else 0
+        self.closing_features, self.closing_weights = check_closing_features(
+            closing_features, closing_weights, self.hint == 1 and self.hint_source is None)
         self.width = int(width)
         self.hint_weight = float(hint_weight)
         self.hint_trainable = bool(hint_trainable)
         kwargs.setdefault("features_extractor_class", NosEncoder)
         # (the encoder passes the hint and the points through behind its output, as one tail)
-        kwargs.setdefault("features_extractor_kwargs", {"width": self.width, "hint": self.hint + self.points,
+        kwargs.setdefault("features_extractor_kwargs", {"width": self.width,
+                                                        "hint": self.hint + self.points + self.closing,
                                                         **({"privileged": self.privileged} if privileged else {}),
                                                         **({"gate": True} if self._freed is not None else {})})
         if net_arch is None:
@@ -381,13 +477,14 @@ class NosPolicy(MaskableActorCriticPolicy):
 
     def _build_mlp_extractor(self) -> None:
         if self.privileged:
-            self.mlp_extractor = PrivilegedExtractor(self.width, self.hint + self.points, self.privileged,
+            self.mlp_extractor = PrivilegedExtractor(self.width, self.hint + self.points + self.closing,
+                                                     self.privileged,
                                                      self.net_arch, self.activation_fn, self.device,
                                                      gate=int(self._freed is not None))
             return
         if not self.hint:
             return super()._build_mlp_extractor()
-        tail = self.hint + self.points + int(self._freed is not None)
+        tail = self.hint + self.points + self.closing + int(self._freed is not None)
         self.mlp_extractor = HintExtractor(self.features_dim - tail, self.net_arch, self.activation_fn,
                                            self.device, tail=tail)
 
@@ -396,10 +493,11 @@ class NosPolicy(MaskableActorCriticPolicy):
         super()._build(lr_schedule)
         if not self.hint:
             return
-        head = HintHead(self.mlp_extractor.latent_dim_pi - 1 - self.points - int(self._freed is not None),
+        head = HintHead(self.mlp_extractor.latent_dim_pi - 1 - self.points - self.closing
+                        - int(self._freed is not None),
                         self.hint_weight, self.hint_trainable, int(self.action_space.n), kept=self._kept,
                         points=self.points, points_weight=self.points_weight, freed=self._freed,
-                        kept_bonus=self.kept_bonus)
+                        kept_bonus=self.kept_bonus, closing=self.closing, closing_weights=self.closing_weights)
         if self.ortho_init:  # small, as SB3 initialises its action layer, so the hint leads at first
             nn.init.orthogonal_(head.linear.weight, gain=0.01)
             nn.init.zeros_(head.linear.bias)
@@ -459,6 +557,8 @@ class NosPolicy(MaskableActorCriticPolicy):
             data.update(kept_bonus=self.kept_bonus)
         if self.action_points:  # models without them load as before
             data.update(action_points=True, points_weight=self.points_weight)
+        if self.closing_features:  # models without them load as before
+            data.update(closing_features=True, closing_weights=list(self.closing_weights))
         return data
 
     def hint_bonus(self, hint: th.Tensor, observations) -> th.Tensor:

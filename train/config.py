@@ -50,6 +50,10 @@ class EnvConfig:
     # a scoring game's, with greedy_hint: each action's immediate points follow the hint, and the policy
     # adds policy.points_weight * points to each logit (agents/policy.py action_points)
     action_points: bool = False
+    # Nos, with tactics_hint: each play's closing features follow the hint (unseen tiles that would fit
+    # after it, my own fit, the closing's probability of being correct, its expected payment), and the
+    # policy adds learned multiples of them to the play's logits (agents/policy.py closing_features)
+    closing_features: bool = False
     # the critic also reads the other seats' hands (Nos: and the boneyard's next draw and bottom two)
     # during training (train/privileged.py); the policy never does, and a saved model plays without them.
     # Nos and the family games but Blind; not the rllib engine
@@ -107,6 +111,9 @@ class PolicyConfig:
     activation: str = "tanh"  # tanh or relu (after the first layer, which is ReLU)
     hint_weight: float = 3.0  # the hint's starting logit bonus (with env.tactics_hint or env.greedy_hint)
     points_weight: float = 0.0  # with env.action_points: the points' starting logit weight (learned), per point
+    # with env.closing_features: the starting weights (learned) of fit_unseen, own_fits, p_correct, close_chips;
+    # null: agents.policy.CLOSING_WEIGHTS (only the expected payment, a logit per 10 chips)
+    closing_weights: Any = None
     hint_trainable: bool = True  # false keeps the bonus fixed, so the network must learn to depart
     # Nos: blocks of actions (nos_env.encoding.ACTION_BLOCKS) where the policy always plays the Tactics
     # hint, e.g. [declare, decline, play, pass] for a model fitted on the openings only (distill.phases)
@@ -351,6 +358,7 @@ def validate(c: TrainConfig, source: str = "config") -> None:
     else:
         _check_family(c, source)
     _check_action_points(c, source)
+    _check_closing_features(c, source)
     if c.policy.hint_kept:
         from nos_env.encoding import ACTION_BLOCKS
 
@@ -608,6 +616,23 @@ def _check_action_points(c: TrainConfig, source: str) -> None:
     if not c.env.greedy_hint:
         _fail(where, "the points ride behind the Greedy hint and are computed by its Greedy: it needs "
                      "env.greedy_hint: true")
+
+
+def _check_closing_features(c: TrainConfig, source: str) -> None:
+    """env.closing_features (true or false; true needs Nos with env.tactics_hint) and
+    policy.closing_weights (null or 4 numbers)."""
+    from agents.policy import check_closing_features
+
+    value = c.env.closing_features
+    if not isinstance(value, bool):
+        _fail(f"{source}: env.closing_features", f"must be true or false, got {value!r}")
+    try:
+        check_closing_features(False, c.policy.closing_weights, False)
+    except ValueError as exc:
+        _fail(f"{source}: policy.closing_weights", "must " + str(exc).split(" must ", 1)[1])
+    if value and (c.env.game != "nos" or not c.env.tactics_hint):
+        _fail(f"{source}: env.closing_features", "are Nos's plays' and ride behind the Tactics hint: it needs "
+                                                 "env.game nos and env.tactics_hint: true")
 
 
 def _check_family(c: TrainConfig, source: str) -> None:

@@ -39,7 +39,9 @@ Tactics agent's choice in the same position is appended as one more float
 ``greedy_hint`` appends its Greedy agent's choice the same way (``hint_source`` names the
 rules it is computed for; the policy is given them), and with ``action_points`` (a scoring
 game) each action's immediate points after it (``agents.policy.action_points``: one float per
-action, 0 where illegal; 0 in a terminal observation). With ``privileged_critic`` (a family
+action, 0 where illegal; 0 in a terminal observation). With ``closing_features`` (Nos, with
+``tactics_hint``) each play's closing features follow (``agents.policy.closing_features``: 4 x 224
+floats, zeros in a terminal observation). With ``privileged_critic`` (a family
 game on ``FamilyTables``) the other seats' hands follow, for the critic only
 (``train/privileged.py``; the policy is told their size). ``action_masks()`` (and so
 ``env_method("action_masks")``, as sb3-contrib's MaskablePPO asks) returns the
@@ -131,6 +133,7 @@ class SelfPlayVecEnv(VecEnv):
         tactics_hint: bool = False,
         greedy_hint: bool = False,
         action_points: bool = False,
+        closing_features: bool = False,
         privileged_critic: bool = False,
         game: str = "nos",
         game_options: dict | None = None,
@@ -191,6 +194,14 @@ class SelfPlayVecEnv(VecEnv):
 
             check_action_points(action_points, self.hint_source)  # a clear error: needs the Greedy hint of a scoring game
             self.points_size = num_actions
+        #: Floats of each play's closing features behind the hint (agents.policy.closing_features), 0 without them.
+        self.closing_size = 0
+        if closing_features:
+            from agents.policy import check_closing_features, closing_size
+
+            # a clear error: Nos's plays, with the Tactics hint
+            check_closing_features(closing_features, None, self.tactics_hint and not self.family)
+            self.closing_size = closing_size()
         self.render_mode = None
         #: Floats of the critic-only tail (train/privileged.py): the other seats' hands, 0 without it.
         self.privileged_size = 0
@@ -198,7 +209,8 @@ class SelfPlayVecEnv(VecEnv):
             from .privileged import privileged_size
 
             self.privileged_size = privileged_size(self.tables)
-        size = obs_size + (1 if self.hint_agent is not None else 0) + self.points_size + self.privileged_size
+        size = (obs_size + (1 if self.hint_agent is not None else 0) + self.points_size + self.closing_size
+                + self.privileged_size)
         observation_space = spaces.Box(-np.inf, np.inf, (size,), np.float32)
         super().__init__(int(num_envs), observation_space, spaces.Discrete(num_actions))
         B = self.num_envs
@@ -255,13 +267,17 @@ class SelfPlayVecEnv(VecEnv):
     def _with_hint_rows(self, obs: np.ndarray, masks: np.ndarray | None) -> np.ndarray:
         if self.hint_agent is None:
             return obs
-        hint = np.zeros((obs.shape[0], 1 + self.points_size), np.float32)
+        hint = np.zeros((obs.shape[0], 1 + self.points_size + self.closing_size), np.float32)
         if masks is not None:
             hint[:, 0] = self.hint_agent.act_batch(obs, masks)
             if self.points_size:  # each action's immediate points, from the same observation
                 from agents.policy import action_points
 
-                hint[:, 1:] = action_points(self.hint_agent, obs, masks)
+                hint[:, 1 : 1 + self.points_size] = action_points(self.hint_agent, obs, masks)
+            if self.closing_size:  # each play's closing features, from the same observation and mask
+                from agents.policy import closing_features
+
+                hint[:, 1 + self.points_size :] = closing_features(obs, masks)
         return np.concatenate([obs, hint], axis=1)
 
     def _with_privileged(self, obs: np.ndarray, rows: np.ndarray) -> np.ndarray:
