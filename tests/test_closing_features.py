@@ -298,3 +298,18 @@ def test_labels_without_the_features_fit_only_where_no_close_is_legal(tmp_path):
         load_labels(tmp_path / "plays.npz", env)
     assert isinstance(loaded["masks"], PackedMasks)
     env.close()
+
+
+def test_a_tiny_run_with_the_features_trains_saves_and_plays(tmp_path):
+    from tiny_training import tiny_family_run
+
+    from agents.model import ModelAgent
+
+    model = tiny_family_run(tmp_path, "{tactics_hint: true, closing_features: true, num_envs: 16, num_threads: 1}")
+    agent = ModelAgent(str(model))
+    assert agent.policy.closing == closing_size()
+    weights = agent.policy.action_net.closing_weight.detach().numpy()
+    assert not np.allclose(weights, CLOSING_WEIGHTS)  # the PPO update reached them
+    obs, masks = recorded_positions(4, num_envs=8, steps=30, seed=5)
+    actions = agent.act_batch(obs, masks)
+    assert masks[np.arange(len(actions)), actions].all()  # it plays legal moves from the seat's view alone
