@@ -9,8 +9,8 @@ trained with the Tactics hint (Nos) or with its game's Greedy hint (a family gam
 policy's ``hint_source``) computes the hint itself, from the observation alone, as the
 training environment did, and so does a policy that reads each action's immediate points
 (its ``action_points``, :func:`agents.policy.action_points`), and a Nos policy that reads each play's
-closing features (its ``closing_features``, :func:`agents.policy.closing_features`). A policy trained with a privileged critic (``train/privileged.py``)
-plays without the other hands: only its critic read them, and zeros stand in for them.
+closing features (its ``closing_features``, :func:`agents.policy.closing_features`). A policy trained
+with a privileged critic (``train/privileged.py``) plays without the other hands: only its critic read them, and zeros stand in for them.
 
 ``deterministic=True`` (the default, for evaluation) plays the most probable
 legal action; ``False`` samples from the policy with the agent's own seeded
@@ -57,8 +57,8 @@ class PolicyAgent(Agent):
         self.deterministic = bool(deterministic)
         source = getattr(policy, "hint_source", None)
         self.closing = int(getattr(policy, "closing", 0))  # the closing features behind the hint (their count)
-        self.hint = 1 if source is not None else hint_size(policy.observation_space, policy.action_space,
-                                                                    int(getattr(policy, "privileged", 0)) + self.closing)
+        beyond = int(getattr(policy, "privileged", 0)) + self.closing  # Nos: the floats behind the hint but the points
+        self.hint = 1 if source is not None else hint_size(policy.observation_space, policy.action_space, beyond)
         self.points = int(getattr(policy, "points", 0))  # the action points behind the hint (their count)
         # The hint's agent: the family game's Greedy (hint_source), else Nos's Tactics.
         self._hinter = None

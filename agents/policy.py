@@ -405,7 +405,8 @@ class HintHead(nn.Module):
         if self.points:
             logits = logits + self.points_weight * self._points(latent).to(logits.dtype).gather(1, index)
         if self.closing:
-            logits = logits + closing_logits(self._closing(latent).to(logits.dtype), self.closing_weight).gather(1, index)
+            added = closing_logits(self._closing(latent).to(logits.dtype), self.closing_weight)
+            logits = logits + added.gather(1, index)
         return logits
 
 
