@@ -8,9 +8,11 @@ environment (``agent.act(obs["observation"], obs["action_mask"])``). A policy
 trained with the Tactics hint (Nos) or with its game's Greedy hint (a family game, the
 policy's ``hint_source``) computes the hint itself, from the observation alone, as the
 training environment did, and so does a policy that reads each action's immediate points
-(its ``action_points``, :func:`agents.policy.action_points`), and one that reads features per
-action (its ``action_features``, :func:`agents.policy.action_features`: Blind). A policy trained with a privileged critic (``train/privileged.py``)
-plays without the other hands: only its critic read them, and zeros stand in for them.
+(its ``action_points``, :func:`agents.policy.action_points`), one that reads features per
+action (its ``action_features``, :func:`agents.policy.action_features`: Blind), and a Nos policy that
+reads each play's closing features (its ``closing_features``, :func:`agents.policy.closing_features`).
+A policy trained with a privileged critic (``train/privileged.py``) plays without the other hands:
+only its critic read them, and zeros stand in for them.
 
 ``deterministic=True`` (the default, for evaluation) plays the most probable
 legal action; ``False`` samples from the policy with the agent's own seeded
@@ -40,7 +42,7 @@ import torch as th  # noqa: E402
 
 
 from .base import Agent, BatchContext, float_observations  # noqa: E402
-from .policy import NosPolicy, action_features, action_points, hint_agent, hint_size  # noqa: E402
+from .policy import NosPolicy, action_features, action_points, closing_features, hint_agent, hint_size  # noqa: E402
 from .tactics import TacticsAgent  # noqa: E402
 
 #: Modules that held NosPolicy when older models were saved (a model pickles its policy's path).
@@ -56,8 +58,9 @@ class PolicyAgent(Agent):
         self.policy.set_training_mode(False)
         self.deterministic = bool(deterministic)
         source = getattr(policy, "hint_source", None)
-        self.hint = 1 if source is not None else hint_size(policy.observation_space, policy.action_space,
-                                                                    int(getattr(policy, "privileged", 0)))
+        self.closing = int(getattr(policy, "closing", 0))  # the closing features behind the hint (their count)
+        beyond = int(getattr(policy, "privileged", 0)) + self.closing  # Nos: the floats behind the hint but the points
+        self.hint = 1 if source is not None else hint_size(policy.observation_space, policy.action_space, beyond)
         self.points = int(getattr(policy, "points", 0))  # the action points behind the hint (their count)
         self.features = int(getattr(policy, "features", 0))  # the per-action features behind them (actions * K)
         # The hint's agent: the family game's Greedy (hint_source), else Nos's Tactics.
@@ -78,7 +81,7 @@ class PolicyAgent(Agent):
         # A privileged critic's tail (train/privileged.py): the other hands, seen in training by the
         # critic only. No logit reads it, so a player fills zeros.
         privileged = int(getattr(self.policy, "privileged", 0))
-        size = (int(self.policy.observation_space.shape[0]) - self.hint - self.points - self.features
+        size = (int(self.policy.observation_space.shape[0]) - self.hint - self.points - self.features - self.closing
                 - privileged)  # Nos's 1,041, or a family game's
         actions = int(self.policy.action_space.n)
         if obs.ndim != 2 or obs.shape[1] != size or masks.shape != (obs.shape[0], actions):
@@ -91,6 +94,8 @@ class PolicyAgent(Agent):
                 tail.append(action_points(self._hinter, obs, masks))
             if self.features:  # likewise
                 tail.append(action_features(self._hinter, obs, masks))
+            if self.closing:  # each play's closing features, from the same observation and mask
+                tail.append(closing_features(obs, masks))
             obs = np.concatenate([obs, *tail], axis=1)
         if privileged:
             obs = np.concatenate([obs, np.zeros((obs.shape[0], privileged), np.float32)], axis=1)

@@ -39,6 +39,16 @@ replaces the dot product, so features can weigh one another. Why: in Blind the o
 rows' next tiles fit them is known (or has a known chance) from the public rows, but neither the
 observation's encoding nor a linear head could find it (docs/family.md).
 
+A Nos policy with the Tactics hint may read each play's *closing features* (``closing_features=True``,
+issue 19 item 2): behind the hint come ``4 x 224`` floats, for each play (tile, arm, side) whose
+close variant is legal, the unseen tiles that would fit after it, whether my own hand would, the
+closing's probability of being correct (1 exactly where Tactics' proof proves it) and its expected
+payment (:func:`closing_features`, ``nos_env/games/nos/closing.py``). The head adds
+``w[0] * fit_unseen + w[1] * own_fits`` to both variants of the play and, to the close variant,
+``w[2] * p_correct + w[3] * close_chips``, ``w`` four learned scalars (``closing_weights``, their
+starting values). Why: Tactics closes only with a proof the network cannot read from its observation,
+and the models closed 740-825 times in 1,000 deals to Search's 800-860 (docs/training.md).
+
 It lives in ``agents/`` (it was ``train/policy.py``) because a saved model needs it to play:
 ``agents.model`` loads models with it, and ``train/`` builds new ones from it. Importing this
 module needs the ``train`` extra (torch, sb3-contrib); without it the import stops with
@@ -197,6 +207,67 @@ def action_points(hinter, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
     return np.where(masks, points, 0.0).astype(np.float32)
 
 
+#: The closing features' starting weights (fit_unseen, own_fits, p_correct, close_chips): only the
+#: expected payment of a close variant leads at first, a logit per 10 chips (the fitted advantages'
+#: temperature), so a closing the network cannot see to be right starts improbable.
+CLOSING_WEIGHTS = (0.0, 0.0, 0.0, 1.0)
+
+
+def closing_size() -> int:
+    """The floats of the closing features behind the hint: features x plays (4 x 224)."""
+    from nos_env.games.nos.closing import NUM_FEATURES, NUM_PLAYS
+
+    return NUM_FEATURES * NUM_PLAYS
+
+
+def check_closing_features(closing_features, closing_weights, nos_hint: bool) -> tuple[bool, tuple]:
+    """(``closing_features`` as a bool, the starting weights as 4 floats), refused (ValueError naming
+    what is allowed) unless a bool and, when true, the policy is Nos's with the Tactics hint
+    (``nos_hint``); ``closing_weights`` None (the defaults, :data:`CLOSING_WEIGHTS`) or 4 numbers."""
+    from nos_env.games.nos.closing import FEATURES
+
+    if not isinstance(closing_features, (bool, np.bool_)):
+        raise ValueError(f"closing_features must be true or false, got {closing_features!r}")
+    if closing_weights is None:
+        weights = CLOSING_WEIGHTS
+    else:
+        try:
+            weights = tuple(float(w) for w in closing_weights)
+        except (TypeError, ValueError):
+            weights = ()
+        if len(weights) != len(FEATURES) or isinstance(closing_weights, (str, bytes)) \
+                or any(isinstance(w, bool) for w in closing_weights) or not np.all(np.isfinite(weights)):
+            raise ValueError(f"closing_weights must be {len(FEATURES)} numbers (the starting weights of "
+                             f"{', '.join(FEATURES)}), got {closing_weights!r}")
+    if closing_features and not nos_hint:
+        raise ValueError("closing_features are Nos's plays' (needs the Tactics hint: env.tactics_hint: true, "
+                         "Nos's 557 actions)")
+    return bool(closing_features), weights
+
+
+def closing_features(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """float32 [B, 4 * 224]: each play's closing features (``nos_env.fast_engine.closing_features``,
+    flattened feature-major), from the seat's observation (float32 [B, 1041]) and mask only."""
+    from nos_env.fast_engine import closing_features as compute
+
+    features = compute(np.asarray(obs, np.float32), masks)
+    return features.reshape(features.shape[0], -1)
+
+
+def closing_logits(features: th.Tensor, weights: th.Tensor) -> th.Tensor:
+    """[B, NUM_ACTIONS]: what the closing features add to each logit. ``features`` [B, 4 * 224]
+    (:func:`closing_features`), ``weights`` [4]: ``w0 * fit_unseen + w1 * own_fits`` on both
+    variants of each play, plus ``w2 * p_correct + w3 * close_chips`` on its close variant."""
+    from nos_env.encoding import PASS, PLAY0
+
+    x = features.reshape(features.shape[0], 4, -1)
+    w = weights.to(x.dtype)
+    play = w[0] * x[:, 0] + w[1] * x[:, 1]
+    close = play + w[2] * x[:, 2] + w[3] * x[:, 3]
+    both = th.stack([play, close], dim=2).reshape(x.shape[0], -1)  # (play i, close c) at 2 i + c
+    return nn.functional.pad(both, (PLAY0, NUM_ACTIONS - PASS))
+
+
 class NosEncoder(BaseFeaturesExtractor):
     """The shared first layer; the hint, if any (``hint`` floats: the hint's one, and the action
     points' after it, if any), and the privileged tail, if any, are passed through behind its
@@ -327,22 +398,30 @@ class HintHead(nn.Module):
     ``points_weight`` times each action's immediate points (:func:`action_points`), plus, with
     ``features`` (K per action, 0: none), ``features_weight @ features[a]``
     (:func:`action_features`), or with ``features_hidden`` (widths) ``g(features[a])``, ``g`` an
-    MLP of those hidden layers (ReLU) shared by every action, its last layer zero at first. The latent ends with the hint, then the points if any, then the
-    features (``num_actions * K``) if any, then the endgame gate if ``freed``."""
+    MLP of those hidden layers (ReLU) shared by every action, its last layer zero at first; plus, with
+    ``closing`` (:func:`closing_size`, 0: none), :func:`closing_logits` of the closing features with
+    the learned ``closing_weight``. The latent ends with the hint, then the points if any, then the
+    features (``num_actions * K``) if any, then the closing features if any, then the endgame gate if
+    ``freed``."""
 
     def __init__(self, latent_dim: int, hint_weight: float, trainable: bool = True, num_actions: int = NUM_ACTIONS,
                  kept: th.Tensor | None = None, points: int = 0, points_weight: float = 0.0,
                  freed: th.Tensor | None = None, kept_bonus: float = KEPT_BONUS, features: int = 0,
-                 features_weight: float = 0.0, features_hidden: tuple | list = ()):
+                 features_weight: float = 0.0, features_hidden: tuple | list = (), closing: int = 0,
+                 closing_weights=CLOSING_WEIGHTS):
         super().__init__()
         if points not in (0, num_actions):
             raise ValueError(f"points must be 0 or the number of actions ({num_actions}), got {points}")
         if isinstance(features, bool) or not isinstance(features, int) or features < 0:
             raise ValueError(f"features (per action) must be an integer >= 0, got {features!r}")
+        if closing not in (0, closing_size()) or (closing and num_actions != NUM_ACTIONS):
+            raise ValueError(f"closing must be 0 or the closing features' size ({closing_size()}, Nos's actions), "
+                             f"got {closing}")
         self.latent_dim = latent_dim
         self.points = int(points)
         self.num_actions = int(num_actions)
         self.features = int(features)  # K per action
+        self.closing = int(closing)
         self.features_hidden = check_features_hidden(features_hidden)
         if self.features_hidden and not self.features:
             raise ValueError("features_hidden is the MLP over each action's features: it needs features (K > 0)")
@@ -357,6 +436,8 @@ class HintHead(nn.Module):
             nn.init.zeros_(last.weight)  # no effect at first, as the linear weights start at 0
             nn.init.zeros_(last.bias)
             self.features_net = nn.Sequential(*layers, last)
+        if self.closing:  # (only then in the state dict: models without them load as before)
+            self.closing_weight = nn.Parameter(th.tensor([float(w) for w in closing_weights]))
         self.linear = nn.Linear(latent_dim, num_actions)
         self.weight = nn.Parameter(th.tensor(float(hint_weight)), requires_grad=trainable)
         if self.points:  # (only then in the state dict: models without points load as before)
@@ -399,8 +480,12 @@ class HintHead(nn.Module):
             return self.features_net(feats.float()).squeeze(-1).to(dtype)
         return feats.to(dtype) @ self.features_weight.to(dtype)
 
-    def _gate(self, latent: th.Tensor) -> th.Tensor | None:
+    def _closing(self, latent: th.Tensor) -> th.Tensor:
         at = self.latent_dim + 1 + self.points + self.num_actions * self.features
+        return latent[:, at : at + self.closing]
+
+    def _gate(self, latent: th.Tensor) -> th.Tensor | None:
+        at = self.latent_dim + 1 + self.points + self.num_actions * self.features + self.closing
         return latent[:, at : at + 1] if self.gated else None
 
     def forward(self, latent: th.Tensor) -> th.Tensor:
@@ -411,6 +496,8 @@ class HintHead(nn.Module):
             logits = logits + self.points_weight.to(logits.dtype) * self._points(latent).to(logits.dtype)
         if self.features:
             logits = logits + self._features_term(latent, logits.dtype)
+        if self.closing:
+            logits = logits + closing_logits(self._closing(latent).to(logits.dtype), self.closing_weight)
         return logits
 
     def chosen(self, latent: th.Tensor, index: th.Tensor, valid: th.Tensor) -> th.Tensor:
@@ -424,6 +511,9 @@ class HintHead(nn.Module):
         if self.features:  # the index's actions' features only
             picked = self._features(latent).gather(1, index[:, :, None].expand(-1, -1, self.features))
             logits = logits + self._score_features(picked, logits.dtype)
+        if self.closing:
+            added = closing_logits(self._closing(latent).to(logits.dtype), self.closing_weight)
+            logits = logits + added.gather(1, index)
         return logits
 
 
@@ -438,7 +528,7 @@ class NosPolicy(MaskableActorCriticPolicy):
                  privileged: int = 0, hint_kept: list | tuple = (), hint_freed_in_endgame: list | tuple = (),
                  action_points: bool = False, points_weight: float = 0.0, kept_bonus: float = KEPT_BONUS,
                  action_features: bool = False, features_weight: float = 0.0, features_hidden: list | tuple = (),
-                 **kwargs):
+                 closing_features: bool = False, closing_weights=None, **kwargs):
         self.hint_source = check_hint_source(hint_source)
         self.action_points = check_action_points(action_points, self.hint_source)
         self.action_features = check_action_features(action_features, self.hint_source)
@@ -457,9 +547,14 @@ class NosPolicy(MaskableActorCriticPolicy):
         if isinstance(privileged, bool) or not isinstance(privileged, int) or privileged < 0:
             raise ValueError(f"privileged (the critic-only tail's size) must be an integer >= 0, got {privileged!r}")
         self.privileged = int(privileged)
+        if not isinstance(closing_features, (bool, np.bool_)):
+            raise ValueError(f"closing_features must be true or false, got {closing_features!r}")
+        #: Floats of the closing features behind the hint (and the points), 0 without them.
+        self.closing = closing_size() if closing_features else 0
+        beyond = self.privileged + self.closing  # the floats behind the observation and hint but the points
         self.hint_kept = list(hint_kept)
         if self.hint_kept and (int(action_space.n) != NUM_ACTIONS
-                               or hint_size(observation_space, action_space, self.privileged) != 1):
+                               or hint_size(observation_space, action_space, beyond) != 1):
             raise ValueError("hint_kept names blocks of Nos's actions where the Tactics hint is played: "
                              "it needs a Nos policy with the hint")
         self._kept = kept_actions(self.hint_kept) if self.hint_kept else None
@@ -480,19 +575,21 @@ class NosPolicy(MaskableActorCriticPolicy):
             raise ValueError("hint_source is a family game's Greedy hint; Nos's policy reads the Tactics hint "
                              "from its observation size")
         # Nos: the sizes say whether the Tactics hint follows; a family game: hint_source says so.
-        self.hint = 1 if self.hint_source is not None else hint_size(observation_space, action_space, self.privileged)
+        self.hint = 1 if self.hint_source is not None else hint_size(observation_space, action_space, beyond)
         #: Floats of the action points behind the hint (0 without them): one per action.
         self.points = int(action_space.n) if self.action_points else 0
         #: Features per action (K; 0 without them) and their floats behind the points (actions * K).
         self.features_k = features_per_action(self.hint_source) if self.action_features else 0
         self.features = int(action_space.n) * self.features_k
+        self.closing_features, self.closing_weights = check_closing_features(
+            closing_features, closing_weights, self.hint == 1 and self.hint_source is None)
         self.width = int(width)
         self.hint_weight = float(hint_weight)
         self.hint_trainable = bool(hint_trainable)
         kwargs.setdefault("features_extractor_class", NosEncoder)
-        # (the encoder passes the hint, the points and the features through behind its output, as one tail)
+        # (the encoder passes the hint, the points, the features and the closing features through behind its output, as one tail)
         kwargs.setdefault("features_extractor_kwargs", {"width": self.width,
-                                                        "hint": self.hint + self.points + self.features,
+                                                        "hint": self.hint + self.points + self.features + self.closing,
                                                         **({"privileged": self.privileged} if privileged else {}),
                                                         **({"gate": True} if self._freed is not None else {})})
         if net_arch is None:
@@ -501,14 +598,14 @@ class NosPolicy(MaskableActorCriticPolicy):
 
     def _build_mlp_extractor(self) -> None:
         if self.privileged:
-            self.mlp_extractor = PrivilegedExtractor(self.width, self.hint + self.points + self.features,
+            self.mlp_extractor = PrivilegedExtractor(self.width, self.hint + self.points + self.features + self.closing,
                                                      self.privileged,
                                                      self.net_arch, self.activation_fn, self.device,
                                                      gate=int(self._freed is not None))
             return
         if not self.hint:
             return super()._build_mlp_extractor()
-        tail = self.hint + self.points + self.features + int(self._freed is not None)
+        tail = self.hint + self.points + self.features + self.closing + int(self._freed is not None)
         self.mlp_extractor = HintExtractor(self.features_dim - tail, self.net_arch, self.activation_fn,
                                            self.device, tail=tail)
 
@@ -517,12 +614,13 @@ class NosPolicy(MaskableActorCriticPolicy):
         super()._build(lr_schedule)
         if not self.hint:
             return
-        head = HintHead(self.mlp_extractor.latent_dim_pi - 1 - self.points - self.features
+        head = HintHead(self.mlp_extractor.latent_dim_pi - 1 - self.points - self.features - self.closing
                         - int(self._freed is not None),
                         self.hint_weight, self.hint_trainable, int(self.action_space.n), kept=self._kept,
                         points=self.points, points_weight=self.points_weight, freed=self._freed,
                         kept_bonus=self.kept_bonus, features=self.features_k,
-                        features_weight=self.features_weight, features_hidden=self.features_hidden)
+                        features_weight=self.features_weight, features_hidden=self.features_hidden,
+                        closing=self.closing, closing_weights=self.closing_weights)
         if self.ortho_init:  # small, as SB3 initialises its action layer, so the hint leads at first
             nn.init.orthogonal_(head.linear.weight, gain=0.01)
             nn.init.zeros_(head.linear.bias)
@@ -586,6 +684,8 @@ class NosPolicy(MaskableActorCriticPolicy):
             data.update(action_features=True, features_weight=self.features_weight)
             if self.features_hidden:
                 data.update(features_hidden=list(self.features_hidden))
+        if self.closing_features:  # models without them load as before
+            data.update(closing_features=True, closing_weights=list(self.closing_weights))
         return data
 
     def hint_bonus(self, hint: th.Tensor, observations) -> th.Tensor:

@@ -23,6 +23,7 @@ import numpy as np
 from numba import njit
 
 from .games import nos as K
+from .games.nos import closing as KC
 from .games.nos import tactics as KT
 from .games.nos.state import SCHEMA
 from .kernels.core import fresh_record_table
@@ -37,7 +38,8 @@ from .tables_base import TablesBase
 from .tiles import ALL_TILES, TILE_INDEX
 
 ARRAYS = SCHEMA.array_names  # ("T", "S", "A", "L", "BONE", "R", "MASK", "LEGAL", "H", "PEN")
-__all__ = ["ARRAYS", "PARALLEL_FROM", "EpisodeStats", "FastTables", "accepted_after_plays", "tactics_rows"]
+__all__ = ["ARRAYS", "PARALLEL_FROM", "EpisodeStats", "FastTables", "accepted_after_plays", "closing_features",
+           "tactics_rows"]
 
 
 class FastTables(TablesBase):
@@ -771,6 +773,27 @@ def accepted_after_plays(obs: np.ndarray, actions: np.ndarray) -> np.ndarray:
         raise ValueError(f"actions must be play action indices {PLAY0}..{PASS - 1}, one per row, got {actions!r}")
     out = np.empty(obs.shape[0], np.int64)
     KT.accepted_after_rows(obs, actions.astype(np.int64), out)
+    return out
+
+
+def closing_features(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """Each play's closing features (games/nos/closing.py: ``KC.FEATURES``) for observation rows
+    (float32 [R, OBSERVATION_SIZE]) and their masks ([R, NUM_ACTIONS], 0/1): float32
+    [R, len(KC.FEATURES), KC.NUM_PLAYS], the play (tile, arm, side) ``i`` being actions
+    ``PLAY0 + 2 * i`` and its close variant ``+ 1``; zeros where the close variant is not legal.
+    Read from the seat's observation and mask alone (D17)."""
+    from .encoding import OBSERVATION_SIZE
+
+    obs = np.ascontiguousarray(obs)
+    masks = np.asarray(masks)
+    if obs.dtype != np.float32 or obs.ndim != 2 or obs.shape[1] != OBSERVATION_SIZE:
+        raise ValueError(f"obs must be float32 [R, {OBSERVATION_SIZE}], got {obs.dtype} {obs.shape}")
+    if masks.shape != (obs.shape[0], NUM_ACTIONS) or not (np.issubdtype(masks.dtype, np.integer)
+                                                          or masks.dtype == np.bool_):
+        raise ValueError(f"masks must be integer or bool [{obs.shape[0]}, {NUM_ACTIONS}] (one per row), "
+                         f"got {masks.dtype} {masks.shape}")
+    out = np.empty((obs.shape[0], KC.NUM_FEATURES, KC.NUM_PLAYS), np.float32)
+    KC.closing_features_rows(obs, np.ascontiguousarray(masks != 0, dtype=np.int8), out)
     return out
 
 

@@ -133,6 +133,18 @@ def test_nos_openings_ppo_is_the_openings_fit_then_ppo_with_the_hint_as_a_prior(
                       ("env", "num_envs"): 2048, ("ppo", "n_steps"): 8, ("policy", "kept_bonus"): 4.0}
 
 
+def test_nos_openings_ppo_closing_differs_only_by_the_closing_features_and_the_seed():
+    """configs/nos_openings_ppo_closing.yaml (docs/training.md, "A per-action input for the closings"):
+    nos_openings_ppo.yaml with each play's closing features, on training seed 1 (the seed it was
+    measured against without them)."""
+    closing = load_config(ROOT / "configs" / "nos_openings_ppo_closing.yaml").to_dict()
+    ppo = load_config(ROOT / "configs" / "nos_openings_ppo.yaml").to_dict()
+    differ = {(section, key): closing[section][key] for section in closing for key in closing[section]
+              if closing[section][key] != ppo[section][key]}
+    assert differ == {("run", "name"): "nos_openings_ppo_closing", ("run", "seed"): 1,
+                      ("env", "closing_features"): True}
+
+
 def test_quick_fast_is_quick_on_two_cores():
     """quick_fast.yaml is quick.yaml's run with the learner process, bf16 and reweighting, nothing else
     (its strength was measured against quick.yaml's, six seeds: docs/training.md)."""

@@ -54,6 +54,10 @@ class EnvConfig:
     # whether the rows' next tiles fit the ends a move leaves), and the policy adds
     # policy.features_weight @ features[a] to each logit (agents/policy.py action_features)
     action_features: bool = False
+    # Nos, with tactics_hint: each play's closing features follow the hint (unseen tiles that would fit
+    # after it, my own fit, the closing's probability of being correct, its expected payment), and the
+    # policy adds learned multiples of them to the play's logits (agents/policy.py closing_features)
+    closing_features: bool = False
     # the critic also reads the other seats' hands (Nos: and the boneyard's next draw and bottom two)
     # during training (train/privileged.py); the policy never does, and a saved model plays without them.
     # Nos and the family games but Blind; not the rllib engine
@@ -114,6 +118,9 @@ class PolicyConfig:
     features_weight: float = 0.0  # with env.action_features: each feature's starting logit weight (learned)
     # with env.action_features: hidden widths of an MLP over each action's features instead of the weights
     features_hidden: list = field(default_factory=list)
+    # with env.closing_features: the starting weights (learned) of fit_unseen, own_fits, p_correct, close_chips;
+    # null: agents.policy.CLOSING_WEIGHTS (only the expected payment, a logit per 10 chips)
+    closing_weights: Any = None
     hint_trainable: bool = True  # false keeps the bonus fixed, so the network must learn to depart
     # Nos: blocks of actions (nos_env.encoding.ACTION_BLOCKS) where the policy always plays the Tactics
     # hint, e.g. [declare, decline, play, pass] for a model fitted on the openings only (distill.phases)
@@ -359,6 +366,7 @@ def validate(c: TrainConfig, source: str = "config") -> None:
         _check_family(c, source)
     _check_action_points(c, source)
     _check_action_features(c, source)
+    _check_closing_features(c, source)
     if c.policy.hint_kept:
         from nos_env.encoding import ACTION_BLOCKS
 
@@ -648,6 +656,23 @@ def _check_action_features(c: TrainConfig, source: str) -> None:
     if not c.env.greedy_hint:
         _fail(where, "the features ride behind the Greedy hint and are computed for its rules: it needs "
                      "env.greedy_hint: true")
+
+
+def _check_closing_features(c: TrainConfig, source: str) -> None:
+    """env.closing_features (true or false; true needs Nos with env.tactics_hint) and
+    policy.closing_weights (null or 4 numbers)."""
+    from agents.policy import check_closing_features
+
+    value = c.env.closing_features
+    if not isinstance(value, bool):
+        _fail(f"{source}: env.closing_features", f"must be true or false, got {value!r}")
+    try:
+        check_closing_features(False, c.policy.closing_weights, False)
+    except ValueError as exc:
+        _fail(f"{source}: policy.closing_weights", "must " + str(exc).split(" must ", 1)[1])
+    if value and (c.env.game != "nos" or not c.env.tactics_hint):
+        _fail(f"{source}: env.closing_features", "are Nos's plays' and ride behind the Tactics hint: it needs "
+                                                 "env.game nos and env.tactics_hint: true")
 
 
 def _check_family(c: TrainConfig, source: str) -> None:

@@ -38,10 +38,11 @@ LABEL_SEED_OFFSET = 7_000_001
 
 def raw_observation_size(env) -> int:
     """The floats of the game's own observation in ``env``'s rows (without the hint, the action
-    points and the critic-only tail that follow it): what an agent is shown."""
+    points, the closing features and the critic-only tail that follow it): what an agent is shown."""
     hint = 1 if env.hint_agent is not None else 0
     return (int(env.observation_space.shape[0]) - hint - int(getattr(env, "points_size", 0))
-            - int(getattr(env, "features_size", 0)) - int(env.privileged_size))
+            - int(getattr(env, "features_size", 0)) - int(getattr(env, "closing_size", 0))
+            - int(env.privileged_size))
 
 
 def collect_labels(env, teacher, decisions: int, values: bool = False, log=None) -> dict:
@@ -162,6 +163,9 @@ def load_labels(path, env, limit: int | None = None) -> dict:
                 data["masks"] = data["values"].masks
     size, actions = int(env.observation_space.shape[0]), int(env.action_space.n)
     tail = int(getattr(env, "privileged_size", 0))
+    closing = int(getattr(env, "closing_size", 0))
+    if closing and data["obs"].shape[1] == size - closing - tail:
+        data["obs"] = _zero_closing_tail(path, data["obs"], data["masks"], closing)
     if tail and data["obs"].shape[1] == size - tail:
         # Labels of a run without the privileged critic's tail: zeros stand for it (the fit trains
         # the actor, which never reads it; train/label_store.py ZeroTail).
@@ -172,6 +176,24 @@ def load_labels(path, env, limit: int | None = None) -> dict:
         raise ValueError(f"{path} holds observations of {data['obs'].shape[1]} floats and {data['masks'].shape[1]} "
                          f"actions; this run's are {size} and {actions} (another game, hint or critic tail)")
     return data
+
+
+def _zero_closing_tail(path, obs, masks, closing: int):
+    """Labels of a run without the closing features (agents.policy.closing_features) for a run with
+    them: zeros stand for them, which is exact when no label has a legal close variant (the
+    features are all 0 there, nos_env/games/nos/closing.py), as for labels of the openings only
+    (``distill.phases: [set, announce]``). Labels of plays in turn are refused: their features must
+    be computed when they are collected."""
+    from nos_env.encoding import PASS, PLAY0
+
+    from .label_store import ZeroTail
+
+    legal = np.asarray(masks.actions[: masks.indptr[-1]], np.int64)
+    closes = int(((legal >= PLAY0) & (legal < PASS) & ((legal - PLAY0) % 2 == 1)).sum())
+    if closes:
+        raise ValueError(f"{path} holds labels of plays in turn ({closes} legal close variants) without the closing "
+                         f"features this run reads: collect them afresh (distill.labels_from: \"\")")
+    return ZeroTail(obs, closing)
 
 
 def _mode(policy, obs: th.Tensor, masks: np.ndarray) -> np.ndarray:

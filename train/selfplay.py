@@ -39,7 +39,9 @@ Tactics agent's choice in the same position is appended as one more float
 ``greedy_hint`` appends its Greedy agent's choice the same way (``hint_source`` names the
 rules it is computed for; the policy is given them), and with ``action_points`` (a scoring
 game) each action's immediate points after it (``agents.policy.action_points``: one float per
-action, 0 where illegal; 0 in a terminal observation). With ``privileged_critic`` (a family
+action, 0 where illegal; 0 in a terminal observation). With ``closing_features`` (Nos, with
+``tactics_hint``) each play's closing features follow (``agents.policy.closing_features``: 4 x 224
+floats, zeros in a terminal observation). With ``privileged_critic`` (a family
 game on ``FamilyTables``) the other seats' hands follow, for the critic only
 (``train/privileged.py``; the policy is told their size). ``action_masks()`` (and so
 ``env_method("action_masks")``, as sb3-contrib's MaskablePPO asks) returns the
@@ -132,6 +134,7 @@ class SelfPlayVecEnv(VecEnv):
         greedy_hint: bool = False,
         action_points: bool = False,
         action_features: bool = False,
+        closing_features: bool = False,
         privileged_critic: bool = False,
         game: str = "nos",
         game_options: dict | None = None,
@@ -199,6 +202,14 @@ class SelfPlayVecEnv(VecEnv):
 
             check_action_features(action_features, self.hint_source)  # a clear error: needs the Greedy hint of Blind
             self.features_size = num_actions * features_per_action(self.hint_source)
+        #: Floats of each play's closing features behind the hint (agents.policy.closing_features), 0 without them.
+        self.closing_size = 0
+        if closing_features:
+            from agents.policy import check_closing_features, closing_size
+
+            # a clear error: Nos's plays, with the Tactics hint
+            check_closing_features(closing_features, None, self.tactics_hint and not self.family)
+            self.closing_size = closing_size()
         self.render_mode = None
         #: Floats of the critic-only tail (train/privileged.py): the other seats' hands, 0 without it.
         self.privileged_size = 0
@@ -207,6 +218,7 @@ class SelfPlayVecEnv(VecEnv):
 
             self.privileged_size = privileged_size(self.tables)
         size = (obs_size + (1 if self.hint_agent is not None else 0) + self.points_size + self.features_size
+                + self.closing_size
                 + self.privileged_size)
         observation_space = spaces.Box(-np.inf, np.inf, (size,), np.float32)
         super().__init__(int(num_envs), observation_space, spaces.Discrete(num_actions))
@@ -264,17 +276,23 @@ class SelfPlayVecEnv(VecEnv):
     def _with_hint_rows(self, obs: np.ndarray, masks: np.ndarray | None) -> np.ndarray:
         if self.hint_agent is None:
             return obs
-        hint = np.zeros((obs.shape[0], 1 + self.points_size + self.features_size), np.float32)
+        hint = np.zeros((obs.shape[0], 1 + self.points_size + self.features_size + self.closing_size), np.float32)
         if masks is not None:
             hint[:, 0] = self.hint_agent.act_batch(obs, masks)
             if self.points_size:  # each action's immediate points, from the same observation
                 from agents.policy import action_points
 
                 hint[:, 1 : 1 + self.points_size] = action_points(self.hint_agent, obs, masks)
+            at = 1 + self.points_size
             if self.features_size:  # each action's features, from the same observation
                 from agents.policy import action_features
 
-                hint[:, 1 + self.points_size :] = action_features(self.hint_agent, obs, masks)
+                hint[:, at : at + self.features_size] = action_features(self.hint_agent, obs, masks)
+            at += self.features_size
+            if self.closing_size:  # each play's closing features, from the same observation and mask
+                from agents.policy import closing_features
+
+                hint[:, at : at + self.closing_size] = closing_features(obs, masks)
         return np.concatenate([obs, hint], axis=1)
 
     def _with_privileged(self, obs: np.ndarray, rows: np.ndarray) -> np.ndarray:

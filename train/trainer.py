@@ -64,6 +64,7 @@ def make_env(config: TrainConfig) -> tuple[SelfPlayVecEnv, OpponentPool]:
                          learner_seat=c.env.learner_seat, reward_scale=c.env.reward_scale,
                          tactics_hint=c.env.tactics_hint, greedy_hint=c.env.greedy_hint,
                          action_points=c.env.action_points, action_features=c.env.action_features,
+                         closing_features=c.env.closing_features,
                          privileged_critic=c.env.privileged_critic, **table_kwargs)
     return env, pool
 
@@ -84,6 +85,10 @@ def make_model(config: TrainConfig, env: SelfPlayVecEnv) -> MaskablePPO:
                      # each action's features behind them (agents.policy.action_features: Blind)
                      **({"action_features": True, "features_weight": c.policy.features_weight,
                          "features_hidden": list(c.policy.features_hidden)} if env.features_size else {}),
+                     # each play's closing features behind the hint (agents.policy.closing_features)
+                     **({"closing_features": True,
+                         **({"closing_weights": list(c.policy.closing_weights)}
+                            if c.policy.closing_weights is not None else {})} if env.closing_size else {}),
                      # a privileged critic's tail (train/privileged.py): the critic reads it, the policy never
                      **({"privileged": env.privileged_size} if env.privileged_size else {}),
                      # fused: one kernel for all of Adam's per-parameter updates (CPU since torch 2.4)
