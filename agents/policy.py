@@ -215,16 +215,16 @@ CLOSING_WEIGHTS = (0.0, 0.0, 0.0, 1.0)
 
 def closing_size() -> int:
     """The floats of the closing features behind the hint: features x plays (4 x 224)."""
-    from nos_env.games.nos.closing import NUM_FEATURES, NUM_PLAYS
+    from nos_env.fast_engine import CLOSING_FEATURES, CLOSING_PLAYS
 
-    return NUM_FEATURES * NUM_PLAYS
+    return len(CLOSING_FEATURES) * CLOSING_PLAYS
 
 
 def check_closing_features(closing_features, closing_weights, nos_hint: bool) -> tuple[bool, tuple]:
     """(``closing_features`` as a bool, the starting weights as 4 floats), refused (ValueError naming
     what is allowed) unless a bool and, when true, the policy is Nos's with the Tactics hint
     (``nos_hint``); ``closing_weights`` None (the defaults, :data:`CLOSING_WEIGHTS`) or 4 numbers."""
-    from nos_env.games.nos.closing import FEATURES
+    from nos_env.fast_engine import CLOSING_FEATURES as FEATURES
 
     if not isinstance(closing_features, (bool, np.bool_)):
         raise ValueError(f"closing_features must be true or false, got {closing_features!r}")

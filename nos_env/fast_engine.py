@@ -38,8 +38,8 @@ from .tables_base import TablesBase
 from .tiles import ALL_TILES, TILE_INDEX
 
 ARRAYS = SCHEMA.array_names  # ("T", "S", "A", "L", "BONE", "R", "MASK", "LEGAL", "H", "PEN")
-__all__ = ["ARRAYS", "PARALLEL_FROM", "EpisodeStats", "FastTables", "accepted_after_plays", "closing_features",
-           "tactics_rows"]
+__all__ = ["ARRAYS", "CLOSING_FEATURES", "CLOSING_PLAYS", "PARALLEL_FROM", "EpisodeStats", "FastTables",
+           "accepted_after_plays", "closing_features", "tactics_rows"]
 
 
 class FastTables(TablesBase):
@@ -774,6 +774,12 @@ def accepted_after_plays(obs: np.ndarray, actions: np.ndarray) -> np.ndarray:
     out = np.empty(obs.shape[0], np.int64)
     KT.accepted_after_rows(obs, actions.astype(np.int64), out)
     return out
+
+
+#: The closing features' names, in the order of :func:`closing_features`' feature axis, and the plays
+#: (tile, arm, side) of its play axis: what a policy reading them needs without the kernels.
+CLOSING_FEATURES = KC.FEATURES
+CLOSING_PLAYS = KC.NUM_PLAYS
 
 
 def closing_features(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
