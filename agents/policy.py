@@ -71,6 +71,7 @@ from torch import nn  # noqa: E402
 
 from nos_env.encoding import ENDGAME_COLUMN, NUM_ACTIONS, OBSERVATION_SIZE  # noqa: E402
 
+from .closing_input import CLOSING_WEIGHTS, check_closing_features  # noqa: E402,F401  (the policy's settings, torch-free)
 from .legal_logits import chosen_logits  # noqa: E402
 from .masked_categorical import FastMaskedCategorical  # noqa: E402  (the policy's distribution)
 from .sparse_linear import SparseInputLinear, SparseRows  # noqa: E402
@@ -207,42 +208,11 @@ def action_points(hinter, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
     return np.where(masks, points, 0.0).astype(np.float32)
 
 
-#: The closing features' starting weights (fit_unseen, own_fits, p_correct, close_chips): only the
-#: expected payment of a close variant leads at first, a logit per 10 chips (the fitted advantages'
-#: temperature), so a closing the network cannot see to be right starts improbable.
-CLOSING_WEIGHTS = (0.0, 0.0, 0.0, 1.0)
-
-
 def closing_size() -> int:
     """The floats of the closing features behind the hint: features x plays (4 x 224)."""
     from nos_env.fast_engine import CLOSING_FEATURES, CLOSING_PLAYS
 
     return len(CLOSING_FEATURES) * CLOSING_PLAYS
-
-
-def check_closing_features(closing_features, closing_weights, nos_hint: bool) -> tuple[bool, tuple]:
-    """(``closing_features`` as a bool, the starting weights as 4 floats), refused (ValueError naming
-    what is allowed) unless a bool and, when true, the policy is Nos's with the Tactics hint
-    (``nos_hint``); ``closing_weights`` None (the defaults, :data:`CLOSING_WEIGHTS`) or 4 numbers."""
-    from nos_env.fast_engine import CLOSING_FEATURES as FEATURES
-
-    if not isinstance(closing_features, (bool, np.bool_)):
-        raise ValueError(f"closing_features must be true or false, got {closing_features!r}")
-    if closing_weights is None:
-        weights = CLOSING_WEIGHTS
-    else:
-        try:
-            weights = tuple(float(w) for w in closing_weights)
-        except (TypeError, ValueError):
-            weights = ()
-        if len(weights) != len(FEATURES) or isinstance(closing_weights, (str, bytes)) \
-                or any(isinstance(w, bool) for w in closing_weights) or not np.all(np.isfinite(weights)):
-            raise ValueError(f"closing_weights must be {len(FEATURES)} numbers (the starting weights of "
-                             f"{', '.join(FEATURES)}), got {closing_weights!r}")
-    if closing_features and not nos_hint:
-        raise ValueError("closing_features are Nos's plays' (needs the Tactics hint: env.tactics_hint: true, "
-                         "Nos's 557 actions)")
-    return bool(closing_features), weights
 
 
 def closing_features(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:

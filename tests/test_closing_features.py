@@ -313,3 +313,35 @@ def test_a_tiny_run_with_the_features_trains_saves_and_plays(tmp_path):
     obs, masks = recorded_positions(4, num_envs=8, steps=30, seed=5)
     actions = agent.act_batch(obs, masks)
     assert masks[np.arange(len(actions)), actions].all()  # it plays legal moves from the seat's view alone
+
+
+def test_configs_with_closing_settings_validate_without_the_train_extra():
+    """train/config.py checks the closing settings with agents/closing_input.py, which needs no torch
+    or SB3: the rllib engine's configs validate without the train extra (tests/test_rllib.py checks
+    that where Ray is installed; this checks it everywhere)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = """
+import importlib.abc, sys
+class Blocker(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("stable_baselines3", "sb3_contrib", "tensorboard", "torch"):
+            raise ModuleNotFoundError(f"No module named {name!r} (blocked)")
+        return None
+sys.meta_path.insert(0, Blocker())
+from train.config import from_dict
+c = from_dict({"env": {"tactics_hint": True, "closing_features": True},
+               "policy": {"closing_weights": [0.5, 0, 0, 1]}})
+try:
+    from_dict({"policy": {"closing_weights": [1, 2]}})
+except Exception as exc:
+    print("refused:", exc)
+print("ok", c.env.closing_features, "agents.policy" in sys.modules)
+"""
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "policy.closing_weights: must be 4 numbers" in done.stdout
+    assert done.stdout.strip().endswith("ok True False")

@@ -119,7 +119,7 @@ class PolicyConfig:
     # with env.action_features: hidden widths of an MLP over each action's features instead of the weights
     features_hidden: list = field(default_factory=list)
     # with env.closing_features: the starting weights (learned) of fit_unseen, own_fits, p_correct, close_chips;
-    # null: agents.policy.CLOSING_WEIGHTS (only the expected payment, a logit per 10 chips)
+    # null: agents.closing_input.CLOSING_WEIGHTS (only the expected payment, a logit per 10 chips)
     closing_weights: Any = None
     hint_trainable: bool = True  # false keeps the bonus fixed, so the network must learn to depart
     # Nos: blocks of actions (nos_env.encoding.ACTION_BLOCKS) where the policy always plays the Tactics
@@ -661,7 +661,7 @@ def _check_action_features(c: TrainConfig, source: str) -> None:
 def _check_closing_features(c: TrainConfig, source: str) -> None:
     """env.closing_features (true or false; true needs Nos with env.tactics_hint) and
     policy.closing_weights (null or 4 numbers)."""
-    from agents.policy import check_closing_features
+    from agents.closing_input import check_closing_features  # (torch-free: the rllib engine's configs too)
 
     value = c.env.closing_features
     if not isinstance(value, bool):
