@@ -72,6 +72,17 @@ class PolicyAgent(Agent):
         if name:
             self.name = name
 
+    @property
+    def observation_size(self) -> int:
+        """The seat's observation the policy plays from (Nos's 1,041 floats, or a family game's): its
+        input less what it computes itself (hint, points, features, closing) or never reads (privileged)."""
+        return (int(self.policy.observation_space.shape[0]) - self.hint - self.points - self.features - self.closing
+                - int(getattr(self.policy, "privileged", 0)))
+
+    @property
+    def num_actions(self) -> int:
+        return int(self.policy.action_space.n)
+
     def log_probabilities(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The policy's log-probabilities [B, 557] over each row's legal actions (-inf elsewhere);
         ``obs`` float32 or compact uint8 (decoded first)."""
@@ -81,9 +92,7 @@ class PolicyAgent(Agent):
         # A privileged critic's tail (train/privileged.py): the other hands, seen in training by the
         # critic only. No logit reads it, so a player fills zeros.
         privileged = int(getattr(self.policy, "privileged", 0))
-        size = (int(self.policy.observation_space.shape[0]) - self.hint - self.points - self.features - self.closing
-                - privileged)  # Nos's 1,041, or a family game's
-        actions = int(self.policy.action_space.n)
+        size, actions = self.observation_size, self.num_actions
         if obs.ndim != 2 or obs.shape[1] != size or masks.shape != (obs.shape[0], actions):
             raise ValueError(f"expected obs [B, {size}] and masks [B, {actions}] (the model's game), "
                              f"got {obs.shape} and {masks.shape}")
