@@ -11,7 +11,7 @@ Ray: if the process is already connected (``ray.init`` was called), the tasks go
 ``"ray://head:10001"``: a remote cluster through Ray Client), or starts a local Ray when
 ``address`` is None, and disconnects (stopping a Ray it started) when the tasks are done.
 Every node of a cluster needs this package installed (``pip install 'nos-env[ray]'``), and
-``model:PATH`` / ``rllib:PATH`` agents need their files at the same path on every node.
+``model:PATH`` / ``ensemble:PATH,PATH`` / ``rllib:PATH`` agents need their files at the same path on every node.
 """
 
 from __future__ import annotations

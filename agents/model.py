@@ -1,4 +1,5 @@
-"""Trained policies as agents: :class:`PolicyAgent` and :class:`ModelAgent`.
+"""Trained policies as agents: :class:`PolicyAgent`, :class:`ModelAgent` and :class:`EnsembleAgent`
+(several saved models of one game playing as one: ``ensemble:A.zip,B.zip``).
 
     agent = ModelAgent("runs/quick/model.zip")          # or make_agent("model:runs/quick/model.zip")
     actions = agent.act_batch(obs, masks)                 # the agents.base interface
@@ -47,6 +48,14 @@ from .tactics import TacticsAgent  # noqa: E402
 
 #: Modules that held NosPolicy when older models were saved (a model pickles its policy's path).
 MOVED_POLICY_MODULES = ("train.policy",)
+
+
+def choose(log_p: np.ndarray, deterministic: bool, rng: np.random.Generator) -> np.ndarray:
+    """Each row's most probable action, or (``deterministic=False``) a draw from ``log_p`` by
+    Gumbel-max with ``rng``, the agent's own generator."""
+    if not deterministic:
+        log_p = log_p - np.log(-np.log(rng.random(log_p.shape).clip(1e-300, None)))
+    return log_p.argmax(axis=1).astype(np.int64)
 
 
 class PolicyAgent(Agent):
@@ -116,10 +125,7 @@ class PolicyAgent(Agent):
         return log_p
 
     def act_batch(self, obs: np.ndarray, masks: np.ndarray, context: BatchContext | None = None) -> np.ndarray:
-        log_p = self.log_probabilities(obs, masks)
-        if not self.deterministic:  # Gumbel-max: a draw from the policy, from our own generator
-            log_p = log_p - np.log(-np.log(self.rng.random(log_p.shape).clip(1e-300, None)))
-        return log_p.argmax(axis=1).astype(np.int64)
+        return choose(self.log_probabilities(obs, masks), self.deterministic, self.rng)
 
 
 def _saved_policy_module(path: Path) -> str | None:
@@ -187,3 +193,57 @@ class ModelAgent(PolicyAgent):
 
     def __repr__(self) -> str:
         return f"ModelAgent({str(self.path)!r}, seed={self.seed}, deterministic={self.deterministic})"
+
+
+class EnsembleAgent(Agent):
+    """Several saved models of one game as one agent (``ensemble:A.zip,B.zip``): each legal action's
+    log-probability is the mean of the members' (a product of the members' policies, renormalised
+    over the legal actions), and the agent plays its most probable action or, with
+    ``deterministic=False``, draws from it with its own generator.
+
+    Each member computes its own inputs (hint, points, features, closing) from the seat's observation,
+    so members trained with different inputs combine, as long as they play the same game: the same
+    observation and action sizes (checked here).
+    """
+
+    name = "ensemble"
+
+    def __init__(self, paths, seed: int | None = 0, deterministic: bool = True, name: str = "ensemble"):
+        super().__init__(seed)
+        self.paths = [Path(p) for p in paths]
+        if len(self.paths) < 2:
+            raise ValueError(f"an ensemble needs at least 2 models, got {len(self.paths)}: "
+                             f"{[str(p) for p in self.paths]}")
+        # The members' own hint generators share the agent's seed: each decides ties as a ModelAgent would.
+        self.members = [ModelAgent(p, seed=seed) for p in self.paths]
+        games = {(m.observation_size, m.num_actions) for m in self.members}
+        if len(games) > 1:
+            sizes = ", ".join(f"{p} (observation {m.observation_size}, actions {m.num_actions})"
+                              for p, m in zip(self.paths, self.members))
+            raise ValueError(f"an ensemble's models must play one game (the same observation and action sizes); "
+                             f"got {sizes}")
+        self.deterministic = bool(deterministic)
+        self.name = name
+
+    @property
+    def observation_size(self) -> int:
+        return self.members[0].observation_size
+
+    @property
+    def num_actions(self) -> int:
+        return self.members[0].num_actions
+
+    def log_probabilities(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The ensemble's log-probabilities [B, actions] over each row's legal actions (-inf elsewhere)."""
+        mean = np.mean([m.log_probabilities(obs, masks) for m in self.members], axis=0)
+        legal = np.isfinite(mean)
+        top = np.where(legal, mean, -np.inf).max(axis=1, keepdims=True)
+        norm = top + np.log(np.where(legal, np.exp(mean - top), 0.0).sum(axis=1, keepdims=True))
+        return np.where(legal, mean - norm, -np.inf)
+
+    def act_batch(self, obs: np.ndarray, masks: np.ndarray, context: BatchContext | None = None) -> np.ndarray:
+        return choose(self.log_probabilities(obs, masks), self.deterministic, self.rng)
+
+    def __repr__(self) -> str:
+        return (f"EnsembleAgent({[str(p) for p in self.paths]!r}, seed={self.seed}, "
+                f"deterministic={self.deterministic})")

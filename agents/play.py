@@ -258,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="nos (default) or a family game: " + ", ".join(FAMILY_GAMES))
     parser.add_argument("--agents", nargs="+", default=None,
                         help=f"one agent per other seat, in seat order: Nos (2 to 4) from {sorted(AGENTS)}, a family "
-                             f"game (its player counts less one) from {list(FAMILY_AGENTS)}, or model:PATH "
+                             f"game (its player counts less one) from {list(FAMILY_AGENTS)}, model:PATH or ensemble:PATH,PATH "
                              "(default: three tactics; a family game: greedy for its default table)")
     parser.add_argument("--seed", type=int, default=None, help="the deal's seed (default: a random one, printed)")
     parser.add_argument("--hints", nargs="?", const="", default=None, metavar="AGENT",

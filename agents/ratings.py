@@ -95,7 +95,7 @@ class AgentIdentity:
 
 def agent_identity(spec, options: dict | None = None) -> AgentIdentity:
     """The leaderboard identity of an agent spec (``agents.registry``) or agent object."""
-    from .registry import AGENTS, MODEL_PREFIX, RLLIB_PREFIX
+    from .registry import AGENTS, ENSEMBLE_PREFIX, MODEL_PREFIX, RLLIB_PREFIX, ensemble_paths
 
     options = dict(options or {})
     if isinstance(spec, str) and spec.startswith(RLLIB_PREFIX):
@@ -119,9 +119,24 @@ def agent_identity(spec, options: dict | None = None) -> AgentIdentity:
         if options:
             info["options"] = options
         return AgentIdentity(f"model:{path}@sha256:{sha}{suffix}", f"model:{path.name}@{sha[:8]}{suffix}", info)
+    if isinstance(spec, str) and spec.startswith(ENSEMBLE_PREFIX):
+        # Its members' files, in order (the same members in another order play the same moves, but
+        # the leaderboard keeps what was asked for).
+        paths = [Path(p).resolve() for p in ensemble_paths(spec)]
+        missing = [str(p) for p in paths if not p.is_file()]
+        if missing:
+            raise ValueError(f"no trained model at {missing} to rate (agent {spec!r})")
+        shas = [file_sha256(p) for p in paths]
+        info = {"kind": "ensemble", "paths": [str(p) for p in paths], "sha256": shas}
+        suffix = f" {json.dumps(options, sort_keys=True)}" if options else ""
+        if options:
+            info["options"] = options
+        key = ",".join(f"{p}@sha256:{sha}" for p, sha in zip(paths, shas))
+        short = ",".join(f"{p.name}@{sha[:8]}" for p, sha in zip(paths, shas))
+        return AgentIdentity(f"ensemble:{key}{suffix}", f"ensemble:{short}{suffix}", info)
     if isinstance(spec, str):
         if spec not in AGENTS:
-            raise ValueError(f"unknown agent {spec!r}; known: {sorted(AGENTS)} or model:PATH")
+            raise ValueError(f"unknown agent {spec!r}; known: {sorted(AGENTS)}, model:PATH, ensemble:PATH,PATH[,...] or rllib:PATH")
         suffix = json.dumps(options, sort_keys=True, separators=(",", ":")) if options else ""
         info = {"kind": "builtin", "name": spec}
         if options:

@@ -3,7 +3,7 @@
 Nos: ``AGENTS``. A family game (``nos_env.family.rules.GAMES``, issue 15): ``FAMILY_AGENTS``
 (``agents/family/``), built for one game's rules: ``make_agent("greedy", game="draw",
 rules=tables.rules)``. Trained models (``model:PATH``) play any game whose observation and
-action sizes they were trained on.
+action sizes they were trained on; several of one game play as one agent (``ensemble:A.zip,B.zip``).
 """
 
 from __future__ import annotations
@@ -24,6 +24,18 @@ MODEL_PREFIX = "model:"
 #: ``rllib:PATH`` names a trained RLlib module (a checkpoint folder written by ``nos-train`` with an
 #: rllib config: ``runs/<name>/rllib_module``; docs/ray.md).
 RLLIB_PREFIX = "rllib:"
+#: ``ensemble:A.zip,B.zip[,...]`` names trained models of one game playing as one agent: the mean of
+#: their log-probabilities (agents.model.EnsembleAgent).
+ENSEMBLE_PREFIX = "ensemble:"
+
+
+def ensemble_paths(spec: str) -> list[str]:
+    """The model paths of an ``ensemble:A.zip,B.zip`` spec; a ValueError unless at least 2 are given."""
+    paths = [p.strip() for p in spec[len(ENSEMBLE_PREFIX):].split(",")]
+    if len(paths) < 2 or not all(paths):
+        raise ValueError(f"an ensemble is ensemble:A.zip,B.zip (at least 2 model paths, comma-separated), "
+                         f"got {spec!r}")
+    return paths
 
 
 #: The agents of the family games (agents/family/): built per game from its rules.
@@ -53,6 +65,14 @@ def check_agent_spec(spec: str, game: str = "nos") -> None:
         # A trained model plays through torch and sb3-contrib: the train extra, not the core install.
         require("train", f"the agent {spec!r} (a trained model)", ("torch", "stable_baselines3", "sb3_contrib"))
         return
+    if spec.startswith(ENSEMBLE_PREFIX):
+        from pathlib import Path
+
+        missing = [p for p in ensemble_paths(spec) if not Path(p).is_file()]
+        if missing:
+            raise ValueError(f"no trained model at {', '.join(repr(p) for p in missing)} (agent {spec!r})")
+        require("train", f"the agent {spec!r} (trained models)", ("torch", "stable_baselines3", "sb3_contrib"))
+        return
     if spec.startswith(RLLIB_PREFIX):
         from pathlib import Path
 
@@ -62,8 +82,8 @@ def check_agent_spec(spec: str, game: str = "nos") -> None:
         require("ray", f"the agent {spec!r} (a trained RLlib module)", ("ray", "torch"))
         return
     if spec not in known_agents(game):
-        raise ValueError(f"unknown agent {spec!r} for {game}; known: {known_agents(game)}, model:PATH or "
-                         f"rllib:PATH")
+        raise ValueError(f"unknown agent {spec!r} for {game}; known: {known_agents(game)}, model:PATH, "
+                         f"ensemble:PATH,PATH[,...] or rllib:PATH")
 
 
 def agent_label(spec) -> str:
@@ -71,6 +91,8 @@ def agent_label(spec) -> str:
     if isinstance(spec, str):
         if spec.startswith(RLLIB_PREFIX):
             return "rllib"
+        if spec.startswith(ENSEMBLE_PREFIX):
+            return "ensemble"
         return "model" if spec.startswith(MODEL_PREFIX) else spec
     return getattr(spec, "name", type(spec).__name__)
 
@@ -78,7 +100,8 @@ def agent_label(spec) -> str:
 def make_agent(name: str, seed: int | None = 0, game: str = "nos", rules=None, **kwargs):
     """An agent by name (``AGENTS`` for Nos, ``FAMILY_AGENTS`` for a family game, which needs
     the game's ``rules``: ``FamilyTables.rules`` or ``nos_env.family.rules.make_rules``), a
-    trained model by ``model:PATH``, or a trained RLlib module (Nos) by ``rllib:PATH``."""
+    trained model by ``model:PATH``, trained models of one game as one agent by
+    ``ensemble:PATH,PATH[,...]``, or a trained RLlib module (Nos) by ``rllib:PATH``."""
     check_agent_spec(name, game)
     if name.startswith(RLLIB_PREFIX):
         from .rllib_module import RLlibAgent  # ray and torch are imported only when one is asked for
@@ -88,6 +111,10 @@ def make_agent(name: str, seed: int | None = 0, game: str = "nos", rules=None, *
         from .model import ModelAgent  # torch is imported only when a model is asked for
 
         return ModelAgent(name[len(MODEL_PREFIX):], seed=seed, **kwargs)
+    if name.startswith(ENSEMBLE_PREFIX):
+        from .model import EnsembleAgent
+
+        return EnsembleAgent(ensemble_paths(name), seed=seed, **kwargs)
     if game == "nos":
         return AGENTS[name](seed=seed, **kwargs)
     from .family import make_family_agent

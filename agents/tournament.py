@@ -618,7 +618,8 @@ def run_tournament(agent_names: list, deals: int, seed: int = 0, duplicate: bool
                    ray: bool = False, ray_address: str | None = None) -> TournamentResult:
     """Play ``deals`` deals; with ``duplicate`` each deal once per rotation of the agents.
 
-    Agents are names (``agents.registry``: a baseline, ``model:PATH`` for a trained model or
+    Agents are names (``agents.registry``: a baseline, ``model:PATH`` for a trained model,
+    ``ensemble:PATH,PATH`` for several of one game as one, or
     ``rllib:PATH`` for a trained RLlib module) or ready-made :class:`Agent` instances, reported
     under their ``name``.
     ``num_threads`` is the engine's threads setting (``nos_env/threads.py``; None: the process default).
@@ -751,7 +752,7 @@ def main(argv: list[str] | None = None) -> None:
                              "--option tileset=double_nine; target_score is None (one hand) unless given")
     parser.add_argument("--agents", nargs="+", default=None,
                         help=f"one agent per seat: for Nos from {sorted(AGENTS)}, for a family game from "
-                             f"{list(FAMILY_AGENTS)}, or model:PATH for a trained model "
+                             f"{list(FAMILY_AGENTS)}, model:PATH for a trained model, ensemble:PATH,PATH for several as one "
                              f"(default: random greedy tactics search for Nos, random greedy greedy search otherwise)")
     parser.add_argument("--deals", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
