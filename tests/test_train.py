@@ -242,6 +242,14 @@ def test_nos_training_opponents_play_the_compiled_tactics():
     assert pool.labels == ["random", "greedy", "tactics"]
 
 
+def _numba_threads() -> int:
+    import numba
+
+    return int(numba.config.NUMBA_NUM_THREADS)
+
+
+@pytest.mark.skipif(_numba_threads() < 2, reason="needs numba's pool of 2 threads (env.num_threads: 2) to change "
+                    "torch's; NUMBA_NUM_THREADS is 1 here (on a 2-core machine it is 2 unless set)")
 def test_updates_and_rollouts_keep_the_torch_threads_asked_for():
     """Starting numba's OpenMP pool (the engine's first parallel call) sets the OpenMP thread count
     torch reads; the trainer sets it again before every update and after every environment step."""
