@@ -126,24 +126,32 @@ def endgame_gate(observations) -> th.Tensor:
     return (column == 0).to(th.float32)
 
 
+def _check_greedy_input(name: str, value, hint_source, games, needs_hint: str, lacking: str, listed: str) -> bool:
+    """A per-action input behind a family Greedy hint (``name``: action_points, action_features) as a
+    bool: refused (ValueError naming what is allowed) unless it is a bool and, when true, the policy
+    has a family Greedy hint (``hint_source``) of one of ``games``. ``needs_hint`` says why the hint is
+    needed; ``lacking`` what a game outside ``games`` lacks, ``listed`` what ``games`` are."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be true or false, got {value!r}")
+    if not value:
+        return False
+    source = check_hint_source(hint_source)
+    if source is None:
+        raise ValueError(f"{name} needs a family game's Greedy hint (hint_source; env.greedy_hint: true): {needs_hint}")
+    if source["game"] not in games:
+        raise ValueError(f"{name}: {source['game']}{lacking}; {listed} are {', '.join(games)}")
+    return True
+
+
 def check_action_points(action_points, hint_source) -> bool:
     """``action_points`` as a bool, refused (ValueError naming what is allowed) unless it is a bool
     and, when true, the policy has a family Greedy hint (``hint_source``: the rules the points are
     computed for) of a game whose plays score at once (:data:`agents.family.greedy.SCORING_GAMES`)."""
     from .family.greedy import SCORING_GAMES
 
-    if not isinstance(action_points, (bool, np.bool_)):
-        raise ValueError(f"action_points must be true or false, got {action_points!r}")
-    if not action_points:
-        return False
-    source = check_hint_source(hint_source)
-    if source is None:
-        raise ValueError("action_points needs a family game's Greedy hint (hint_source; env.greedy_hint: true): "
-                         "the points are computed by the hint's Greedy")
-    if source["game"] not in SCORING_GAMES:
-        raise ValueError(f"action_points: {source['game']}'s plays score nothing at once; the games whose plays "
-                         f"score are {', '.join(SCORING_GAMES)}")
-    return True
+    return _check_greedy_input("action_points", action_points, hint_source, SCORING_GAMES,
+                               "the points are computed by the hint's Greedy", "'s plays score nothing at once",
+                               "the games whose plays score")
 
 
 def check_action_features(action_features, hint_source) -> bool:
@@ -153,18 +161,9 @@ def check_action_features(action_features, hint_source) -> bool:
     (:data:`agents.family.blind_features.ACTION_FEATURE_GAMES`)."""
     from .family.blind_features import ACTION_FEATURE_GAMES
 
-    if not isinstance(action_features, (bool, np.bool_)):
-        raise ValueError(f"action_features must be true or false, got {action_features!r}")
-    if not action_features:
-        return False
-    source = check_hint_source(hint_source)
-    if source is None:
-        raise ValueError("action_features needs a family game's Greedy hint (hint_source; env.greedy_hint: true): "
-                         "the features ride behind it and are computed for its rules")
-    if source["game"] not in ACTION_FEATURE_GAMES:
-        raise ValueError(f"action_features: {source['game']} has no per-action features; the games with them are "
-                         f"{', '.join(ACTION_FEATURE_GAMES)}")
-    return True
+    return _check_greedy_input("action_features", action_features, hint_source, ACTION_FEATURE_GAMES,
+                               "the features ride behind it and are computed for its rules",
+                               " has no per-action features", "the games with them")
 
 
 def check_features_hidden(features_hidden) -> tuple:

@@ -606,56 +606,63 @@ def _check_distill(c: TrainConfig, source: str, agents: list) -> None:
             _fail(w("teacher_options"), f"{d.teacher} does not take {d.teacher_options!r}: {exc}")
 
 
+def _check_switch(c: TrainConfig, source: str, key: str) -> bool:
+    """env.<key>: true or false."""
+    value = getattr(c.env, key)
+    if not isinstance(value, bool):
+        _fail(f"{source}: env.{key}", f"must be true or false, got {value!r}")
+    return value
+
+
+def _check_weight(c: TrainConfig, source: str, key: str, what: str) -> None:
+    """policy.<key>: a finite number (``what`` says which weight)."""
+    weight = getattr(c.policy, key)
+    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight):
+        _fail(f"{source}: policy.{key}", f"must be a number ({what}), got {weight!r}")
+
+
+def _check_greedy_game(c: TrainConfig, source: str, key: str, games, lacking: str, listed: str,
+                       needs_hint: str) -> None:
+    """env.<key> is true: a per-action input behind a family Greedy hint, so the game must be one
+    of ``games`` (else ``lacking``; ``listed`` names them) and env.greedy_hint on (``needs_hint``: why)."""
+    where = f"{source}: env.{key}"
+    if c.env.game not in games:
+        _fail(where, f"{c.env.game}{lacking}; {listed} are {', '.join(games)}")
+    if not c.env.greedy_hint:
+        _fail(where, f"{needs_hint}: it needs env.greedy_hint: true")
+
+
 def _check_action_points(c: TrainConfig, source: str) -> None:
     """env.action_points (true or false; true needs a scoring family game's Greedy hint) and
     policy.points_weight (a number)."""
     from agents.family.greedy import SCORING_GAMES
 
-    where = f"{source}: env.action_points"
-    value = c.env.action_points
-    if not isinstance(value, bool):
-        _fail(where, f"must be true or false, got {value!r}")
-    weight = c.policy.points_weight
-    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight):
-        _fail(f"{source}: policy.points_weight", f"must be a number (the points' starting logit weight), got {weight!r}")
-    if not value:
-        return
-    if c.env.game not in SCORING_GAMES:
-        _fail(where, f"{c.env.game}'s plays score nothing at once; the games whose plays score are "
-                     f"{', '.join(SCORING_GAMES)}")
-    if not c.env.greedy_hint:
-        _fail(where, "the points ride behind the Greedy hint and are computed by its Greedy: it needs "
-                     "env.greedy_hint: true")
+    on = _check_switch(c, source, "action_points")
+    _check_weight(c, source, "points_weight", "the points' starting logit weight")
+    if on:
+        _check_greedy_game(c, source, "action_points", SCORING_GAMES, "'s plays score nothing at once",
+                           "the games whose plays score",
+                           "the points ride behind the Greedy hint and are computed by its Greedy")
 
 
 def _check_action_features(c: TrainConfig, source: str) -> None:
     """env.action_features (true or false; true needs the Greedy hint of a game with per-action
-    features: Blind) and policy.features_weight (a number)."""
+    features: Blind), policy.features_weight (a number) and policy.features_hidden (widths)."""
     from agents.family.blind_features import ACTION_FEATURE_GAMES
 
-    where = f"{source}: env.action_features"
-    value = c.env.action_features
-    if not isinstance(value, bool):
-        _fail(where, f"must be true or false, got {value!r}")
-    weight = c.policy.features_weight
-    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight):
-        _fail(f"{source}: policy.features_weight",
-              f"must be a number (the features' starting logit weight), got {weight!r}")
+    on = _check_switch(c, source, "action_features")
+    _check_weight(c, source, "features_weight", "the features' starting logit weight")
     hidden = c.policy.features_hidden
     if not isinstance(hidden, list) or any(isinstance(h, bool) or not isinstance(h, int) or h < 1 for h in hidden):
         _fail(f"{source}: policy.features_hidden",
               f"must be a list of positive layer widths (empty: linear weights), got {hidden!r}")
-    if hidden and not value:
+    if hidden and not on:
         _fail(f"{source}: policy.features_hidden", "is the MLP over each action's features: it needs "
                                                   "env.action_features: true")
-    if not value:
-        return
-    if c.env.game not in ACTION_FEATURE_GAMES:
-        _fail(where, f"{c.env.game} has no per-action features; the games with them are "
-                     f"{', '.join(ACTION_FEATURE_GAMES)}")
-    if not c.env.greedy_hint:
-        _fail(where, "the features ride behind the Greedy hint and are computed for its rules: it needs "
-                     "env.greedy_hint: true")
+    if on:
+        _check_greedy_game(c, source, "action_features", ACTION_FEATURE_GAMES, " has no per-action features",
+                           "the games with them",
+                           "the features ride behind the Greedy hint and are computed for its rules")
 
 
 def _check_closing_features(c: TrainConfig, source: str) -> None:
