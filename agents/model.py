@@ -68,6 +68,7 @@ class PolicyAgent(Agent):
         self.deterministic = bool(deterministic)
         source = getattr(policy, "hint_source", None)
         self.closing = int(getattr(policy, "closing", 0))  # the closing features behind the hint (their count)
+        self.settlement = bool(getattr(policy, "settlement_features", False))  # and the settlement ones in it
         beyond = int(getattr(policy, "privileged", 0)) + self.closing  # Nos: the floats behind the hint but the points
         self.hint = 1 if source is not None else hint_size(policy.observation_space, policy.action_space, beyond)
         self.points = int(getattr(policy, "points", 0))  # the action points behind the hint (their count)
@@ -113,7 +114,7 @@ class PolicyAgent(Agent):
             if self.features:  # likewise
                 tail.append(action_features(self._hinter, obs, masks))
             if self.closing:  # each play's closing features, from the same observation and mask
-                tail.append(closing_features(obs, masks))
+                tail.append(closing_features(obs, masks, settlement=self.settlement))
             obs = np.concatenate([obs, *tail], axis=1)
         if privileged:
             obs = np.concatenate([obs, np.zeros((obs.shape[0], privileged), np.float32)], axis=1)

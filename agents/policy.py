@@ -48,6 +48,12 @@ payment (:func:`closing_features`, ``nos_env/games/nos/closing.py``). The head a
 ``w[2] * p_correct + w[3] * close_chips``, ``w`` four learned scalars (``closing_weights``, their
 starting values). Why: Tactics closes only with a proof the network cannot read from its observation,
 and the models closed 740-825 times in 1,000 deals to Search's 800-860 (docs/training.md).
+With ``settlement_features=True`` two more rows follow (``6 x 224`` floats): the settlement a
+correct closing with the play would bring (``close_settle``, times ``p_correct``) and the
+settlement if the hand ended after the play (``settle_now``), both from the expected final
+counts; the head adds ``w[5] * settle_now`` to both variants and ``w[4] * close_settle`` to the
+close one. Why: against Search the closing models won the closings but lost about 0.65 chips a
+hand at the final count, which ``close_chips`` leaves out.
 
 It lives in ``agents/`` (it was ``train/policy.py``) because a saved model needs it to play:
 ``agents.model`` loads models with it, and ``train/`` builds new ones from it. Importing this
@@ -207,32 +213,40 @@ def action_points(hinter, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
     return np.where(masks, points, 0.0).astype(np.float32)
 
 
-def closing_size() -> int:
-    """The floats of the closing features behind the hint: features x plays (4 x 224)."""
-    from nos_env.fast_engine import CLOSING_FEATURES, CLOSING_PLAYS
+def closing_size(settlement: bool = False) -> int:
+    """The floats of the closing features behind the hint: features x plays (4 x 224; 6 x 224 with
+    the settlement features)."""
+    from nos_env.fast_engine import CLOSING_FEATURES, CLOSING_PLAYS, SETTLEMENT_FEATURES
 
-    return len(CLOSING_FEATURES) * CLOSING_PLAYS
+    return (len(CLOSING_FEATURES) + (len(SETTLEMENT_FEATURES) if settlement else 0)) * CLOSING_PLAYS
 
 
-def closing_features(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    """float32 [B, 4 * 224]: each play's closing features (``nos_env.fast_engine.closing_features``,
-    flattened feature-major), from the seat's observation (float32 [B, 1041]) and mask only."""
+def closing_features(obs: np.ndarray, masks: np.ndarray, settlement: bool = False) -> np.ndarray:
+    """float32 [B, 4 * 224] (6 * 224 with ``settlement``): each play's closing features
+    (``nos_env.fast_engine.closing_features``, flattened feature-major), from the seat's observation
+    (float32 [B, 1041]) and mask only."""
     from nos_env.fast_engine import closing_features as compute
 
-    features = compute(np.asarray(obs, np.float32), masks)
+    features = compute(np.asarray(obs, np.float32), masks, settlement=settlement)
     return features.reshape(features.shape[0], -1)
 
 
 def closing_logits(features: th.Tensor, weights: th.Tensor) -> th.Tensor:
-    """[B, NUM_ACTIONS]: what the closing features add to each logit. ``features`` [B, 4 * 224]
-    (:func:`closing_features`), ``weights`` [4]: ``w0 * fit_unseen + w1 * own_fits`` on both
-    variants of each play, plus ``w2 * p_correct + w3 * close_chips`` on its close variant."""
+    """[B, NUM_ACTIONS]: what the closing features add to each logit. ``features`` [B, K * 224]
+    (:func:`closing_features`), ``weights`` [K], K 4 or 6: ``w0 * fit_unseen + w1 * own_fits`` (and
+    ``w5 * settle_now``) on both variants of each play, plus ``w2 * p_correct + w3 * close_chips``
+    (and ``w4 * close_settle``) on its close variant."""
     from nos_env.encoding import PASS, PLAY0
 
-    x = features.reshape(features.shape[0], 4, -1)
+    k = int(weights.shape[0])
+    x = features.reshape(features.shape[0], k, -1)
     w = weights.to(x.dtype)
     play = w[0] * x[:, 0] + w[1] * x[:, 1]
+    if k > 4:
+        play = play + w[5] * x[:, 5]
     close = play + w[2] * x[:, 2] + w[3] * x[:, 3]
+    if k > 4:
+        close = close + w[4] * x[:, 4]
     both = th.stack([play, close], dim=2).reshape(x.shape[0], -1)  # (play i, close c) at 2 i + c
     return nn.functional.pad(both, (PLAY0, NUM_ACTIONS - PASS))
 
@@ -383,9 +397,14 @@ class HintHead(nn.Module):
             raise ValueError(f"points must be 0 or the number of actions ({num_actions}), got {points}")
         if isinstance(features, bool) or not isinstance(features, int) or features < 0:
             raise ValueError(f"features (per action) must be an integer >= 0, got {features!r}")
-        if closing not in (0, closing_size()) or (closing and num_actions != NUM_ACTIONS):
-            raise ValueError(f"closing must be 0 or the closing features' size ({closing_size()}, Nos's actions), "
-                             f"got {closing}")
+        sizes = (closing_size(), closing_size(settlement=True))
+        if closing not in (0, *sizes) or (closing and num_actions != NUM_ACTIONS):
+            raise ValueError(f"closing must be 0 or the closing features' size ({sizes[0]}, or {sizes[1]} with the "
+                             f"settlement features; Nos's actions), got {closing}")
+        per_feature = sizes[0] // len(CLOSING_WEIGHTS)  # (the plays)
+        if closing and len(closing_weights) != closing // per_feature:
+            raise ValueError(f"closing_weights must be {closing // per_feature} numbers for closing {closing}, "
+                             f"got {len(closing_weights)}")
         self.latent_dim = latent_dim
         self.points = int(points)
         self.num_actions = int(num_actions)
@@ -497,7 +516,8 @@ class NosPolicy(MaskableActorCriticPolicy):
                  privileged: int = 0, hint_kept: list | tuple = (), hint_freed_in_endgame: list | tuple = (),
                  action_points: bool = False, points_weight: float = 0.0, kept_bonus: float = KEPT_BONUS,
                  action_features: bool = False, features_weight: float = 0.0, features_hidden: list | tuple = (),
-                 closing_features: bool = False, closing_weights=None, **kwargs):
+                 closing_features: bool = False, closing_weights=None, settlement_features: bool = False,
+                 **kwargs):
         self.hint_source = check_hint_source(hint_source)
         self.action_points = check_action_points(action_points, self.hint_source)
         self.action_features = check_action_features(action_features, self.hint_source)
@@ -518,8 +538,12 @@ class NosPolicy(MaskableActorCriticPolicy):
         self.privileged = int(privileged)
         if not isinstance(closing_features, (bool, np.bool_)):
             raise ValueError(f"closing_features must be true or false, got {closing_features!r}")
+        if not isinstance(settlement_features, (bool, np.bool_)):
+            raise ValueError(f"settlement_features must be true or false, got {settlement_features!r}")
+        #: Whether the settlement features follow the closing features (two more per play).
+        self.settlement_features = bool(settlement_features)
         #: Floats of the closing features behind the hint (and the points), 0 without them.
-        self.closing = closing_size() if closing_features else 0
+        self.closing = closing_size(self.settlement_features) if closing_features else 0
         beyond = self.privileged + self.closing  # the floats behind the observation and hint but the points
         self.hint_kept = list(hint_kept)
         if self.hint_kept and (int(action_space.n) != NUM_ACTIONS
@@ -551,7 +575,7 @@ class NosPolicy(MaskableActorCriticPolicy):
         self.features_k = features_per_action(self.hint_source) if self.action_features else 0
         self.features = int(action_space.n) * self.features_k
         self.closing_features, self.closing_weights = check_closing_features(
-            closing_features, closing_weights, self.hint == 1 and self.hint_source is None)
+            closing_features, closing_weights, self.hint == 1 and self.hint_source is None, self.settlement_features)
         self.width = int(width)
         self.hint_weight = float(hint_weight)
         self.hint_trainable = bool(hint_trainable)
@@ -655,6 +679,8 @@ class NosPolicy(MaskableActorCriticPolicy):
                 data.update(features_hidden=list(self.features_hidden))
         if self.closing_features:  # models without them load as before
             data.update(closing_features=True, closing_weights=list(self.closing_weights))
+            if self.settlement_features:
+                data.update(settlement_features=True)
         return data
 
     def hint_bonus(self, hint: th.Tensor, observations) -> th.Tensor:

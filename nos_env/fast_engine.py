@@ -39,7 +39,7 @@ from .tiles import ALL_TILES, TILE_INDEX
 
 ARRAYS = SCHEMA.array_names  # ("T", "S", "A", "L", "BONE", "R", "MASK", "LEGAL", "H", "PEN")
 __all__ = ["ARRAYS", "CLOSING_FEATURES", "CLOSING_PLAYS", "PARALLEL_FROM", "EpisodeStats", "FastTables",
-           "accepted_after_plays", "closing_features", "tactics_rows"]
+           "accepted_after_plays", "closing_features", "SETTLEMENT_FEATURES", "tactics_rows"]
 
 
 class FastTables(TablesBase):
@@ -780,14 +780,18 @@ def accepted_after_plays(obs: np.ndarray, actions: np.ndarray) -> np.ndarray:
 #: (tile, arm, side) of its play axis: what a policy reading them needs without the kernels.
 CLOSING_FEATURES = KC.FEATURES
 CLOSING_PLAYS = KC.NUM_PLAYS
+#: The settlement features' names, the rows behind the closing features with ``settlement=True``.
+SETTLEMENT_FEATURES = KC.SETTLEMENT_FEATURES
 
 
-def closing_features(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+def closing_features(obs: np.ndarray, masks: np.ndarray, settlement: bool = False) -> np.ndarray:
     """Each play's closing features (games/nos/closing.py: ``KC.FEATURES``) for observation rows
     (float32 [R, OBSERVATION_SIZE]) and their masks ([R, NUM_ACTIONS], 0/1): float32
     [R, len(KC.FEATURES), KC.NUM_PLAYS], the play (tile, arm, side) ``i`` being actions
     ``PLAY0 + 2 * i`` and its close variant ``+ 1``; zeros where the close variant is not legal.
-    Read from the seat's observation and mask alone (D17)."""
+    With ``settlement`` the settlement features (``KC.SETTLEMENT_FEATURES``) follow as two more
+    rows: [R, len(KC.ALL_FEATURES), KC.NUM_PLAYS]. Read from the seat's observation and mask
+    alone (D17)."""
     from .encoding import OBSERVATION_SIZE
 
     obs = np.ascontiguousarray(obs)
@@ -798,7 +802,7 @@ def closing_features(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
                                                           or masks.dtype == np.bool_):
         raise ValueError(f"masks must be integer or bool [{obs.shape[0]}, {NUM_ACTIONS}] (one per row), "
                          f"got {masks.dtype} {masks.shape}")
-    out = np.empty((obs.shape[0], KC.NUM_FEATURES, KC.NUM_PLAYS), np.float32)
+    out = np.empty((obs.shape[0], KC.NUM_ALL_FEATURES if settlement else KC.NUM_FEATURES, KC.NUM_PLAYS), np.float32)
     KC.closing_features_rows(obs, np.ascontiguousarray(masks != 0, dtype=np.int8), out)
     return out
 

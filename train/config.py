@@ -58,6 +58,9 @@ class EnvConfig:
     # after it, my own fit, the closing's probability of being correct, its expected payment), and the
     # policy adds learned multiples of them to the play's logits (agents/policy.py closing_features)
     closing_features: bool = False
+    # with closing_features: two more per play follow them, what the final count would pay (the
+    # settlement of a correct closing with the play, and of the hand ending after it; agents/policy.py)
+    settlement_features: bool = False
     # the critic also reads the other seats' hands (Nos: and the boneyard's next draw and bottom two)
     # during training (train/privileged.py); the policy never does, and a saved model plays without them.
     # Nos and the family games but Blind; not the rllib engine
@@ -118,8 +121,9 @@ class PolicyConfig:
     features_weight: float = 0.0  # with env.action_features: each feature's starting logit weight (learned)
     # with env.action_features: hidden widths of an MLP over each action's features instead of the weights
     features_hidden: list = field(default_factory=list)
-    # with env.closing_features: the starting weights (learned) of fit_unseen, own_fits, p_correct, close_chips;
-    # null: agents.closing_input.CLOSING_WEIGHTS (only the expected payment, a logit per 10 chips)
+    # with env.closing_features: the starting weights (learned) of fit_unseen, own_fits, p_correct, close_chips
+    # (and close_settle, settle_now with env.settlement_features); null: agents.closing_input.CLOSING_WEIGHTS
+    # (only the expected payment, a logit per 10 chips), then SETTLEMENT_WEIGHTS (1, 0)
     closing_weights: Any = None
     hint_trainable: bool = True  # false keeps the bonus fixed, so the network must learn to depart
     # Nos: blocks of actions (nos_env.encoding.ACTION_BLOCKS) where the policy always plays the Tactics
@@ -666,15 +670,23 @@ def _check_action_features(c: TrainConfig, source: str) -> None:
 
 
 def _check_closing_features(c: TrainConfig, source: str) -> None:
-    """env.closing_features (true or false; true needs Nos with env.tactics_hint) and
-    policy.closing_weights (null or 4 numbers)."""
+    """env.closing_features (true or false; true needs Nos with env.tactics_hint),
+    env.settlement_features (true or false; true needs env.closing_features) and
+    policy.closing_weights (null or 4 numbers, 6 with the settlement features)."""
     from agents.closing_input import check_closing_features  # (torch-free: the rllib engine's configs too)
 
     value = c.env.closing_features
     if not isinstance(value, bool):
         _fail(f"{source}: env.closing_features", f"must be true or false, got {value!r}")
+    settlement = c.env.settlement_features
+    if not isinstance(settlement, bool):
+        _fail(f"{source}: env.settlement_features", f"must be true or false, got {settlement!r}")
+    if settlement and not value:
+        _fail(f"{source}: env.settlement_features", "ride behind the closing features: they need "
+                                                    "env.closing_features: true")
     try:
-        check_closing_features(False, c.policy.closing_weights, False)
+        # (only the weights here: the switches are checked above and below, with their keys named)
+        check_closing_features(True, c.policy.closing_weights, True, settlement)
     except ValueError as exc:
         _fail(f"{source}: policy.closing_weights", "must " + str(exc).split(" must ", 1)[1])
     if value and (c.env.game != "nos" or not c.env.tactics_hint):

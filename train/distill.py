@@ -166,6 +166,14 @@ def load_labels(path, env, limit: int | None = None) -> dict:
     closing = int(getattr(env, "closing_size", 0))
     if closing and data["obs"].shape[1] == size - closing - tail:
         data["obs"] = _zero_closing_tail(path, data["obs"], data["masks"], closing)
+    elif getattr(env, "settlement_features", False):
+        # Labels of a run with the closing features but not the settlement ones: their two rows
+        # come last (feature-major), so zeros appended stand for them, on the same terms.
+        from agents.policy import closing_size
+
+        missing = closing - closing_size()
+        if data["obs"].shape[1] == size - missing - tail:
+            data["obs"] = _zero_closing_tail(path, data["obs"], data["masks"], missing)
     if tail and data["obs"].shape[1] == size - tail:
         # Labels of a run without the privileged critic's tail: zeros stand for it (the fit trains
         # the actor, which never reads it; train/label_store.py ZeroTail).
@@ -180,7 +188,7 @@ def load_labels(path, env, limit: int | None = None) -> dict:
 
 def _zero_closing_tail(path, obs, masks, closing: int):
     """Labels of a run without the closing features (agents.policy.closing_features) for a run with
-    them: zeros stand for them, which is exact when no label has a legal close variant (the
+    them (or without the settlement features for a run with them): zeros stand for them, which is exact when no label has a legal close variant (the
     features are all 0 there, nos_env/games/nos/closing.py), as for labels of the openings only
     (``distill.phases: [set, announce]``). Labels of plays in turn are refused: their features must
     be computed when they are collected."""

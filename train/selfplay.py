@@ -41,7 +41,7 @@ rules it is computed for; the policy is given them), and with ``action_points`` 
 game) each action's immediate points after it (``agents.policy.action_points``: one float per
 action, 0 where illegal; 0 in a terminal observation). With ``closing_features`` (Nos, with
 ``tactics_hint``) each play's closing features follow (``agents.policy.closing_features``: 4 x 224
-floats, zeros in a terminal observation). With ``privileged_critic`` (a family
+floats, zeros in a terminal observation; 6 x 224 with ``settlement_features``, the final count's). With ``privileged_critic`` (a family
 game on ``FamilyTables``) the other seats' hands follow, for the critic only
 (``train/privileged.py``; the policy is told their size). ``action_masks()`` (and so
 ``env_method("action_masks")``, as sb3-contrib's MaskablePPO asks) returns the
@@ -135,6 +135,7 @@ class SelfPlayVecEnv(VecEnv):
         action_points: bool = False,
         action_features: bool = False,
         closing_features: bool = False,
+        settlement_features: bool = False,
         privileged_critic: bool = False,
         game: str = "nos",
         game_options: dict | None = None,
@@ -204,12 +205,14 @@ class SelfPlayVecEnv(VecEnv):
             self.features_size = num_actions * features_per_action(self.hint_source)
         #: Floats of each play's closing features behind the hint (agents.policy.closing_features), 0 without them.
         self.closing_size = 0
-        if closing_features:
+        #: Whether the settlement features follow the closing features (agents.policy.closing_features).
+        self.settlement_features = bool(settlement_features)
+        if closing_features or settlement_features:
             from agents.policy import check_closing_features, closing_size
 
-            # a clear error: Nos's plays, with the Tactics hint
-            check_closing_features(closing_features, None, self.tactics_hint and not self.family)
-            self.closing_size = closing_size()
+            # a clear error: Nos's plays, with the Tactics hint; the settlement features behind the closing ones
+            check_closing_features(closing_features, None, self.tactics_hint and not self.family, settlement_features)
+            self.closing_size = closing_size(self.settlement_features)
         self.render_mode = None
         #: Floats of the critic-only tail (train/privileged.py): the other seats' hands, 0 without it.
         self.privileged_size = 0
@@ -292,7 +295,7 @@ class SelfPlayVecEnv(VecEnv):
             if self.closing_size:  # each play's closing features, from the same observation and mask
                 from agents.policy import closing_features
 
-                hint[:, at : at + self.closing_size] = closing_features(obs, masks)
+                hint[:, at : at + self.closing_size] = closing_features(obs, masks, self.settlement_features)
         return np.concatenate([obs, hint], axis=1)
 
     def _with_privileged(self, obs: np.ndarray, rows: np.ndarray) -> np.ndarray:

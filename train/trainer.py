@@ -64,7 +64,7 @@ def make_env(config: TrainConfig) -> tuple[SelfPlayVecEnv, OpponentPool]:
                          learner_seat=c.env.learner_seat, reward_scale=c.env.reward_scale,
                          tactics_hint=c.env.tactics_hint, greedy_hint=c.env.greedy_hint,
                          action_points=c.env.action_points, action_features=c.env.action_features,
-                         closing_features=c.env.closing_features,
+                         closing_features=c.env.closing_features, settlement_features=c.env.settlement_features,
                          privileged_critic=c.env.privileged_critic, **table_kwargs)
     return env, pool
 
@@ -87,6 +87,7 @@ def make_model(config: TrainConfig, env: SelfPlayVecEnv) -> MaskablePPO:
                          "features_hidden": list(c.policy.features_hidden)} if env.features_size else {}),
                      # each play's closing features behind the hint (agents.policy.closing_features)
                      **({"closing_features": True,
+                         **({"settlement_features": True} if env.settlement_features else {}),
                          **({"closing_weights": list(c.policy.closing_weights)}
                             if c.policy.closing_weights is not None else {})} if env.closing_size else {}),
                      # a privileged critic's tail (train/privileged.py): the critic reads it, the policy never
