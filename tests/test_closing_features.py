@@ -334,14 +334,16 @@ sys.meta_path.insert(0, Blocker())
 from train.config import from_dict
 c = from_dict({"env": {"tactics_hint": True, "closing_features": True},
                "policy": {"closing_weights": [0.5, 0, 0, 1]}})
+s = from_dict({"env": {"tactics_hint": True, "closing_features": True, "settlement_features": True},
+               "policy": {"closing_weights": [0.5, 0, 0, 1, 1, 0]}})
 try:
     from_dict({"policy": {"closing_weights": [1, 2]}})
 except Exception as exc:
     print("refused:", exc)
-print("ok", c.env.closing_features, "agents.policy" in sys.modules)
+print("ok", c.env.closing_features, s.env.settlement_features, "agents.policy" in sys.modules)
 """
     root = Path(__file__).resolve().parents[1]
     done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "policy.closing_weights: must be 4 numbers" in done.stdout
-    assert done.stdout.strip().endswith("ok True False")
+    assert done.stdout.strip().endswith("ok True True False")

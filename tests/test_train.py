@@ -145,6 +145,18 @@ def test_nos_openings_ppo_closing_differs_only_by_the_closing_features_and_the_s
                       ("env", "closing_features"): True}
 
 
+def test_nos_openings_ppo_settle_differs_only_by_the_settlement_features_and_the_seed():
+    """configs/nos_openings_ppo_settle.yaml (docs/training.md, "A per-action input for the final
+    count"): the closing config with each play's settlement features, on training seed 0 (whose
+    closing model it is compared with)."""
+    settle = load_config(ROOT / "configs" / "nos_openings_ppo_settle.yaml").to_dict()
+    closing = load_config(ROOT / "configs" / "nos_openings_ppo_closing.yaml").to_dict()
+    differ = {(section, key): settle[section][key] for section in settle for key in settle[section]
+              if settle[section][key] != closing[section][key]}
+    assert differ == {("run", "name"): "nos_openings_ppo_settle", ("run", "seed"): 0,
+                      ("env", "settlement_features"): True}
+
+
 def test_quick_fast_is_quick_on_two_cores():
     """quick_fast.yaml is quick.yaml's run with the learner process, bf16 and reweighting, nothing else
     (its strength was measured against quick.yaml's, six seeds: docs/training.md)."""
