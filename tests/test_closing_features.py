@@ -49,6 +49,16 @@ def close_chips(p, others_in, players):
     return (p * 20 * others_in - (1 - p) * 40 * (players - 1)) / 10
 
 
+def last_tile_position(turns: int) -> Hand:
+    """The 5-player last-tile example (tests/test_payments_and_turns.py) after its first ``turns``
+    turns, nobody closing."""
+    h = Hand(make_deal(LAST_TILE_HANDS, LAST_TILE_BONEYARD), on_set=0)
+    run(h, LAST_TILE_OPENING)
+    through_forced_windows(h)
+    run(h, _last_tile_script(False, False)[:turns])
+    return h
+
+
 def triangle_position(boneyard, hands=CLOSE_HANDS) -> Hand:
     h = Hand(make_deal(hands, boneyard), on_set=0)
     run(h, [(0, "set 0-0"), (0, "announce triangle")])
@@ -91,18 +101,14 @@ def test_a_closing_is_certainly_wrong_when_more_tiles_fit_than_the_bottom_two_ho
     # [4-6] does not fit; the unseen tiles with a 5 or a 3 off the layout are [0-5] [2-5] [5-5]
     # [5-6] [0-3] [3-4] [3-6]: 7 > 2, so the closing is wrong whatever the order (p 0), and a wrong
     # closing costs 40 to each of the 4 others: close_chips -16.
-    h = Hand(make_deal(LAST_TILE_HANDS, LAST_TILE_BONEYARD), on_set=0)
-    run(h, LAST_TILE_OPENING)
-    through_forced_windows(h)
-    script = _last_tile_script(False, False)
-    run(h, script[:13])
+    h = last_tile_position(13)
     assert h.to_move == 2
     f, _ = features_at(h, 2)
     i = play_row("play 4-5 L0 out 5", h)
     assert (f[K, i], f[OWN, i], f[P, i], f[CHIPS, i]) == (7, 0, 0, -16)
     # D21 (T15): seat 2's last tile [4-6] leaves only seat 4 holding tiles: correct though [0-6],
     # [4-4] and [3-4] fit after it (L0 open 6, L1 open 4); seat 4 alone pays 20.
-    run(h, script[13:16])
+    run(h, _last_tile_script(False, False)[13:16])
     assert h.to_move == 2
     f, _ = features_at(h, 2)
     i = play_row("play 4-6 L1 out 4", h)

@@ -15,13 +15,9 @@ import numpy as np
 import pytest
 import torch as th
 
-from test_closing_features import features_at, play_row, triangle_position
-from test_payments_and_turns import (CLOSE_BONEYARD, CLOSE_BONEYARD_WRONG, CLOSE_HANDS, LAST_TILE_BONEYARD,
-                                     LAST_TILE_HANDS, LAST_TILE_OPENING, _last_tile_script, make_deal, run,
-                                     split_ledger)
+from test_closing_features import last_tile_position, play_row, triangle_position
+from test_payments_and_turns import CLOSE_BONEYARD, CLOSE_BONEYARD_WRONG, split_ledger
 from test_tactics_kernel import recorded_positions
-
-from conftest import through_forced_windows
 
 from agents.closing_input import CLOSING_WEIGHTS, SETTLEMENT_WEIGHTS, check_closing_features
 from agents.policy import HintHead, closing_features, closing_logits, closing_size
@@ -88,11 +84,7 @@ def test_d21_a_closing_that_leaves_one_holder_draws_nothing():
     # tiles (D21: correct, p 1, nobody draws). Seat 2 then counts 0, players out count 0, so the
     # count pays him seat 4's expected count: his hand size times the unseen mean; close_settle is
     # that same settlement (no draw), and settle_now too.
-    h = Hand(make_deal(LAST_TILE_HANDS, LAST_TILE_BONEYARD), on_set=0)
-    run(h, LAST_TILE_OPENING)
-    through_forced_windows(h)
-    script = _last_tile_script(False, False)
-    run(h, script[:16])
+    h = last_tile_position(16)
     assert h.to_move == 2 and len(h.hands[2]) == 1
     holders = [s for s in range(5) if s != 2 and not h.out[s]]
     assert holders == [4] and len(h.boneyard) > 2
@@ -108,10 +100,7 @@ def test_a_players_own_count_moves_settle_now_by_the_players_who_would_pay():
     # T12 of the same example: seat 2 holds [4-5] and [4-6] (the draw); playing [4-5] leaves 10
     # pips, and 4 others would each pay or be paid the difference: between two plays of one
     # position settle_now differs by (n - 1) x the difference of the tiles' counts / 10.
-    h = Hand(make_deal(LAST_TILE_HANDS, LAST_TILE_BONEYARD), on_set=0)
-    run(h, LAST_TILE_OPENING)
-    through_forced_windows(h)
-    run(h, _last_tile_script(False, False)[:13])
+    h = last_tile_position(13)
     assert h.to_move == 2
     f = settlement_at(h, 2)
     i = play_row("play 4-5 L0 out 5", h)
