@@ -93,6 +93,15 @@ class AgentIdentity:
     info: dict  # kind, name, options / path, sha256 ...
 
 
+def _options_suffix(info: dict, options: dict) -> str:
+    """A saved model's identity suffix for the options it plays with (a space and their JSON; ""
+    for none), the options recorded in ``info``."""
+    if not options:
+        return ""
+    info["options"] = options
+    return f" {json.dumps(options, sort_keys=True)}"
+
+
 def agent_identity(spec, options: dict | None = None) -> AgentIdentity:
     """The leaderboard identity of an agent spec (``agents.registry``) or agent object."""
     from .registry import AGENTS, ENSEMBLE_PREFIX, MODEL_PREFIX, RLLIB_PREFIX, ensemble_paths
@@ -115,9 +124,7 @@ def agent_identity(spec, options: dict | None = None) -> AgentIdentity:
             raise ValueError(f"no trained model at {str(path)!r} to rate (agent {spec!r})")
         sha = file_sha256(path)
         info = {"kind": "model", "path": str(path), "sha256": sha}
-        suffix = f" {json.dumps(options, sort_keys=True)}" if options else ""
-        if options:
-            info["options"] = options
+        suffix = _options_suffix(info, options)
         return AgentIdentity(f"model:{path}@sha256:{sha}{suffix}", f"model:{path.name}@{sha[:8]}{suffix}", info)
     if isinstance(spec, str) and spec.startswith(ENSEMBLE_PREFIX):
         # Its members' files, in order (the same members in another order play the same moves, but
@@ -128,9 +135,7 @@ def agent_identity(spec, options: dict | None = None) -> AgentIdentity:
             raise ValueError(f"no trained model at {missing} to rate (agent {spec!r})")
         shas = [file_sha256(p) for p in paths]
         info = {"kind": "ensemble", "paths": [str(p) for p in paths], "sha256": shas}
-        suffix = f" {json.dumps(options, sort_keys=True)}" if options else ""
-        if options:
-            info["options"] = options
+        suffix = _options_suffix(info, options)
         key = ",".join(f"{p}@sha256:{sha}" for p, sha in zip(paths, shas))
         short = ",".join(f"{p.name}@{sha[:8]}" for p, sha in zip(paths, shas))
         return AgentIdentity(f"ensemble:{key}{suffix}", f"ensemble:{short}{suffix}", info)
