@@ -1,6 +1,7 @@
 """The leaderboard (agents/ratings.py): openskill ratings of every agent, kept in a file."""
 
 import copy
+import hashlib
 import json
 import math
 
@@ -148,11 +149,22 @@ def test_identities_name_builtins_by_options_and_models_by_content(tmp_path):
         agent_identity("nobody")
     with pytest.raises(ValueError, match="no trained model at"):
         agent_identity(f"model:{tmp_path / 'missing.zip'}")
+    # A saved model with options: the key and label end with a space and the options' JSON.
+    model = tmp_path / "m.zip"
+    model.write_bytes(b"weights")
+    sha = hashlib.sha256(b"weights").hexdigest()
+    played = agent_identity(f"model:{model}", {"deterministic": False})
+    assert played.key == f'model:{model.resolve()}@sha256:{sha} {{"deterministic": false}}'
+    assert played.label == f'model:m.zip@{sha[:8]} {{"deterministic": false}}'
+    assert played.info == {"kind": "model", "path": str(model.resolve()), "sha256": sha,
+                           "options": {"deterministic": False}}
+    both = agent_identity(f"ensemble:{model},{model}", {"deterministic": False})
+    assert both.key == (f"ensemble:{model.resolve()}@sha256:{sha},{model.resolve()}@sha256:{sha}"
+                        ' {"deterministic": false}')
+    assert both.info["options"] == {"deterministic": False}
 
 
 def test_a_model_file_changed_on_disk_is_a_new_entry(tmp_path):
-    import hashlib
-
     model = tmp_path / "model.zip"
     model.write_bytes(b"first training run")
     first = agent_identity(f"model:{model}")
