@@ -1,10 +1,10 @@
-"""Speed of each play's closing features (nos_env/games/nos/closing.py, ``env.closing_features``)
-beside the compiled Tactics hint they ride behind, on the same observation rows: positions of
+"""Speed of each play's closing features (nos_env/games/nos/closing.py, ``env.closing_features``),
+with the settlement features too (``env.settlement_features``), beside the compiled Tactics hint they ride behind, on the same observation rows: positions of
 real 4-player games (Tactics at every seat of a vector env), every decision kept.
 
     OMP_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/bench_closing_features.py --tables 256 --steps 60
 
-prints microseconds a row for each (best of --repeats), their ratio, the rows in play with a legal
+prints microseconds a row for each (best of --repeats), their ratios, the rows in play with a legal
 close variant, and the load.
 """
 
@@ -41,7 +41,7 @@ def main() -> None:
         row_masks.append(m.copy())
         obs, masks, *_ = venv.step(tactics_rows(fobs, m, params))
     obs, masks = np.concatenate(rows), np.concatenate(row_masks)
-    closing_features(obs[:8], masks[:8])  # compiled (or loaded) before timing
+    closing_features(obs[:8], masks[:8], settlement=True)  # compiled (or loaded) before timing
     tactics_rows(obs[:8], masks[:8], params)
 
     def best(fn) -> float:
@@ -53,10 +53,12 @@ def main() -> None:
         return min(times) / len(obs) * 1e6
 
     closing = best(lambda: closing_features(obs, masks))
+    settlement = best(lambda: closing_features(obs, masks, settlement=True))
     tactics = best(lambda: tactics_rows(obs, masks, params))
     with_close = int(masks[:, E.PLAY0 + 1 : E.PASS : 2].any(axis=1).sum())
     print(f"{len(obs):,} rows ({with_close:,} with a legal close variant): closing features {closing:.2f} us a row, "
-          f"Tactics hint {tactics:.2f} us a row, ratio {closing / tactics:.2f}; load {os.getloadavg()[0]:.1f}")
+          f"with the settlement features {settlement:.2f} us a row, Tactics hint {tactics:.2f} us a row, ratios "
+          f"{closing / tactics:.2f} and {settlement / tactics:.2f}; load {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":
