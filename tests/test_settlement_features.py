@@ -246,3 +246,33 @@ def test_a_closing_runs_labels_load_with_zeros_for_the_settlement_rows(tmp_path)
     with pytest.raises(ValueError, match="holds labels of plays in turn \\(1 legal close variants\\)"):
         load_labels(tmp_path / "plays.npz", env)
     env.close()
+
+
+def test_the_heads_gradients_are_the_same_with_the_features_detached():
+    # HintHead reads the closing features detached (they are observation floats passed through, no
+    # parameter before them): every parameter's gradient must be what the undetached sum gives.
+    th.manual_seed(0)
+    weights = (0.5, -2.0, 3.0, 0.25, 2.0, -1.5)
+    head = HintHead(8, hint_weight=1.0, closing=closing_size(settlement=True), closing_weights=weights)
+    body = th.nn.Linear(5, 8)
+    x, tail = th.randn(64, 5), th.randn(64, 6 * NUM_PLAYS)
+    hint = th.randint(0, E.NUM_ACTIONS, (64, 1)).float()
+
+    def loss(detached: bool):
+        head.zero_grad()
+        body.zero_grad()
+        latent = th.cat([body(x), hint, tail], dim=1)
+        if detached:
+            logits = head(latent)
+        else:  # the sum written out, with the features read from the undetached latent
+            hinted = latent[:, 8:9].long()
+            logits = head.linear(latent[:, :8]).scatter_add(1, hinted, head.bonus(hinted))
+            logits = logits + closing_logits(latent[:, 9:], head.closing_weight)
+        (logits.log_softmax(1)[:, E.PLAY0 : E.PASS].sum() + logits[:, 0].square().sum()).backward()
+        return [p.grad.clone() for p in (*head.parameters(), *body.parameters())]
+
+    detached, written_out = loss(True), loss(False)
+    assert len(detached) == 6  # closing_weight, linear (2), hint weight; body (2)
+    for a, b in zip(detached, written_out):
+        assert th.allclose(a, b, atol=1e-5)
+    assert head.closing_weight.grad.abs().min() > 0 and body.weight.grad.abs().sum() > 0
