@@ -1,0 +1,75 @@
+"""The PPO update's cost with the closing (and settlement) features read detached from the latent,
+as ``agents/policy.py`` HintHead does since commit cb005bc, against reading them through it.
+
+    OMP_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/bench_update_closing.py \
+        [--config configs/nos_openings_ppo_settle.yaml] [--repeats 3]
+
+Builds the config's model (no distillation), collects one rollout, then times ``model.train()``
+(one update: ``n_epochs`` passes over the rollout) both ways in turn, ``--repeats`` times. Why:
+the features are observation floats passed through the latent, with no parameter before them;
+read through it, each feature row made the backward pass write a zero gradient of the whole
+latent. Both ways give the same gradients (tests/test_settlement_features.py).
+
+Printed: each way's CPU seconds per update (this process's CPU time, which a shared machine
+inflates less than the wall clock), µs a decision, and the ratio, taken in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--config", default=str(ROOT / "configs" / "nos_openings_ppo_settle.yaml"))
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    import numpy as np
+    import torch as th
+
+    from agents.policy import HintHead
+    from train.config import load_config
+    from train.trainer import quiet_model
+
+    config = load_config(args.config)
+    if not config.env.closing_features:
+        raise SystemExit(f"{args.config} has no closing features (env.closing_features: false): nothing to compare")
+    th.set_flush_denormal(True)
+    env, model = quiet_model(config)
+    model.learn(config.env.num_envs * config.ppo.n_steps)  # one rollout (and a first update: warm-up)
+    detached = HintHead._closing
+
+    def through(self, latent):  # the features read through the latent (before cb005bc)
+        at = self.latent_dim + 1 + self.points + self.num_actions * self.features
+        return latent[:, at : at + self.closing]
+
+    ways = {"through the latent": through, "detached (now)": detached}
+    seconds: dict[str, list[float]] = {name: [] for name in ways}
+    try:
+        for _ in range(args.repeats):
+            for name, read in ways.items():
+                HintHead._closing = read
+                start = time.process_time()
+                model.train()
+                seconds[name].append(time.process_time() - start)
+    finally:
+        HintHead._closing = detached
+    decisions = config.env.num_envs * config.ppo.n_steps
+    print(f"{Path(args.config).name}: one update = {config.ppo.n_epochs} epochs over {decisions:,} decisions, "
+          f"minibatch {config.ppo.batch_size:,}; torch threads {th.get_num_threads()}; "
+          f"closing floats {model.policy.closing:,}; load {os.getloadavg()[0]:.1f}")
+    base = float(np.median(seconds["through the latent"]))
+    for name, values in seconds.items():
+        median = float(np.median(values))
+        print(f"{name:<20} CPU s per update: {' '.join(f'{v:.2f}' for v in values)}  median {median:.2f} "
+              f"({median / decisions * 1e6:.1f} µs/decision, {base / median:.2f}x)")
+    env.close()
+
+
+if __name__ == "__main__":
+    main()
