@@ -281,6 +281,15 @@ def test_a_policy_without_the_features_is_unchanged():
                   spaces.Discrete(E.NUM_ACTIONS), lambda _: 3e-4, closing_features=True)
 
 
+def opening_labels(obs: np.ndarray) -> dict:
+    """Labels (train/distill.py's data) of set decisions, where no play is legal, on these rows."""
+    rows = len(obs)
+    masks = np.zeros((rows, E.NUM_ACTIONS), np.int8)
+    masks[:, :3] = 1  # set decisions: no play
+    return {"obs": obs, "masks": masks, "actions": np.zeros(rows, np.int64), "hint": np.zeros(rows, np.int64),
+            "seconds": 1.0}
+
+
 def test_labels_without_the_features_fit_only_where_no_close_is_legal(tmp_path):
     from train.distill import load_labels, save_labels
     from train.label_store import PackedMasks
@@ -288,11 +297,8 @@ def test_labels_without_the_features_fit_only_where_no_close_is_legal(tmp_path):
 
     env, _ = make_env(closing_config())
     rows = 6
-    obs = np.zeros((rows, E.OBSERVATION_SIZE + 1), np.float32)
-    masks = np.zeros((rows, E.NUM_ACTIONS), np.int8)
-    masks[:, :3] = 1  # set decisions: no play
-    data = {"obs": obs, "masks": masks, "actions": np.zeros(rows, np.int64), "hint": np.zeros(rows, np.int64),
-            "seconds": 1.0}
+    data = opening_labels(np.zeros((rows, E.OBSERVATION_SIZE + 1), np.float32))
+    masks = data["masks"]
     save_labels(tmp_path / "openings.npz", dict(data))
     loaded = load_labels(tmp_path / "openings.npz", env)
     assert loaded["obs"].shape == (rows, E.OBSERVATION_SIZE + 1 + closing_size())

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 import torch as th
 
-from test_closing_features import last_tile_position, play_row, triangle_position
+from test_closing_features import last_tile_position, opening_labels, play_row, triangle_position
 from test_payments_and_turns import CLOSE_BONEYARD, CLOSE_BONEYARD_WRONG, split_ledger
 from test_tactics_kernel import recorded_positions
 
@@ -231,11 +231,8 @@ def test_a_closing_runs_labels_load_with_zeros_for_the_settlement_rows(tmp_path)
     env, _ = make_env(settlement_config())
     rows = 5
     closing_tail = np.full((rows, closing_size()), 0.0, np.float32)
-    obs = np.concatenate([np.ones((rows, E.OBSERVATION_SIZE + 1), np.float32), closing_tail], axis=1)
-    masks = np.zeros((rows, E.NUM_ACTIONS), np.int8)
-    masks[:, :3] = 1  # set decisions: no play
-    data = {"obs": obs, "masks": masks, "actions": np.zeros(rows, np.int64), "hint": np.zeros(rows, np.int64),
-            "seconds": 1.0}
+    data = opening_labels(np.concatenate([np.ones((rows, E.OBSERVATION_SIZE + 1), np.float32), closing_tail], axis=1))
+    masks = data["masks"]
     save_labels(tmp_path / "closing_run.npz", dict(data))
     loaded = load_labels(tmp_path / "closing_run.npz", env)
     full = np.asarray(loaded["obs"][:])
