@@ -188,8 +188,9 @@ def load_labels(path, env, limit: int | None = None) -> dict:
 
 def _zero_closing_tail(path, obs, masks, closing: int):
     """Labels of a run without the closing features (agents.policy.closing_features) for a run with
-    them (or without the settlement features for a run with them): zeros stand for them, which is exact when no label has a legal close variant (the
-    features are all 0 there, nos_env/games/nos/closing.py), as for labels of the openings only
+    them (or without the settlement features for a run with them): zeros stand for them, which is
+    exact when no label has a legal close variant (the features are all 0 there,
+    nos_env/games/nos/closing.py), as for labels of the openings only
     (``distill.phases: [set, announce]``). Labels of plays in turn are refused: their features must
     be computed when they are collected."""
     from nos_env.encoding import PASS, PLAY0

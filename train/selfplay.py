@@ -41,8 +41,9 @@ rules it is computed for; the policy is given them), and with ``action_points`` 
 game) each action's immediate points after it (``agents.policy.action_points``: one float per
 action, 0 where illegal; 0 in a terminal observation). With ``closing_features`` (Nos, with
 ``tactics_hint``) each play's closing features follow (``agents.policy.closing_features``: 4 x 224
-floats, zeros in a terminal observation; 6 x 224 with ``settlement_features``, the final count's). With ``privileged_critic`` (a family
-game on ``FamilyTables``) the other seats' hands follow, for the critic only
+floats, zeros in a terminal observation; 6 x 224 with ``settlement_features``, the final
+count's). With ``privileged_critic`` (a family game on ``FamilyTables``) the other seats' hands
+follow, for the critic only
 (``train/privileged.py``; the policy is told their size). ``action_masks()`` (and so
 ``env_method("action_masks")``, as sb3-contrib's MaskablePPO asks) returns the
 batch's masks, bool [B, 557].
