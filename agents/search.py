@@ -199,12 +199,12 @@ class SearchAgent(Agent):
         self.prior = None
         if prior == "tactics":
             self.prior = TacticsAgent(seed=None if seed is None else seed + 15485863)
+        elif prior == "greedy":
+            self.prior = GreedyAgent(seed=None if seed is None else seed + 15485863)
         if not self.tie_noise:
             for agent in (self.rollout_agent, self.prior):
                 if isinstance(agent, TacticsAgent):
                     agent._noise = np.zeros
-        elif prior == "greedy":
-            self.prior = GreedyAgent(seed=None if seed is None else seed + 15485863)
         self._scratch: dict = {}
         self.last_search: dict | None = None  # candidates, values, rollouts of the last searched decision
 

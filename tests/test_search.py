@@ -373,3 +373,12 @@ def test_batched_rows_choose_what_one_search_per_row_chooses():
         obs, masks, current, *_ = venv.step(actions)
     assert batched.rng.integers(2**62) == single.rng.integers(2**62)
     assert compared > 150 and multi > 20  # act_batch calls with several searched rows
+
+
+@pytest.mark.parametrize("tie_noise", [True, False])
+def test_greedy_prior_is_built_with_or_without_tie_noise(tie_noise):
+    """prior="greedy" gives a greedy prior whether or not Tactics' tie-break noise is on (it was
+    left out when tie_noise=False)."""
+    agent = SearchAgent(seed=0, prior="greedy", tie_noise=tie_noise)
+    assert isinstance(agent.prior, GreedyAgent)
+    assert SearchAgent(seed=0, prior=None, tie_noise=tie_noise).prior is None
