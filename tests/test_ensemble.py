@@ -13,33 +13,13 @@ import pytest
 
 pytest.importorskip("torch")  # the train extra
 
-import torch as th  # noqa: E402
-
 import nos_env  # noqa: E402
 from agents.ratings import agent_identity  # noqa: E402
 from agents.registry import agent_label, check_agent_spec, make_agent  # noqa: E402
 from agents.tournament import run_tournament  # noqa: E402
 from nos_env import encoding as E  # noqa: E402
+from model_helpers import save_biased_model  # noqa: E402
 from train.config import from_dict  # noqa: E402
-
-
-def save_biased_model(path, bias: np.ndarray, config: dict | None = None):
-    """A tiny Nos model (Tactics hint, width 8) that plays ``bias`` alone, saved at ``path``."""
-    from train.trainer import make_env, make_model
-
-    c = from_dict(config or {"env": {"tactics_hint": True, "num_envs": 8, "num_threads": 1},
-                             "opponents": {"baselines": {"tactics": 1.0}},
-                             "ppo": {"n_steps": 8, "batch_size": 64}, "policy": {"width": 8}})
-    env, _ = make_env(c)
-    model = make_model(c, env)
-    head = model.policy.action_net
-    with th.no_grad():
-        head.linear.weight.zero_()
-        head.linear.bias.copy_(th.as_tensor(bias, dtype=th.float32))
-        head.weight.zero_()
-    model.save(path)
-    env.close()
-    return path
 
 
 def legal_log_softmax(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
