@@ -104,9 +104,17 @@ def _options_suffix(info: dict, options: dict) -> str:
 
 def agent_identity(spec, options: dict | None = None) -> AgentIdentity:
     """The leaderboard identity of an agent spec (``agents.registry``) or agent object."""
-    from .registry import AGENTS, ENSEMBLE_PREFIX, MODEL_PREFIX, RLLIB_PREFIX, ensemble_paths
+    from .registry import (AGENTS, ENSEMBLE_PREFIX, MODEL_PREFIX, RLLIB_PREFIX, SEARCH_PRIOR_PREFIX,
+                           ensemble_paths, search_prior_spec)
 
     options = dict(options or {})
+    if isinstance(spec, str) and spec.startswith(SEARCH_PRIOR_PREFIX):
+        # Search with a trained model as its prior: the model's identity (its files' hashes), and
+        # the options, which are the search's.
+        prior = agent_identity(search_prior_spec(spec))
+        info = {"kind": "search+prior", "prior": prior.info}
+        suffix = _options_suffix(info, options)
+        return AgentIdentity(f"search+{prior.key}{suffix}", f"search+{prior.label}{suffix}", info)
     if isinstance(spec, str) and spec.startswith(RLLIB_PREFIX):
         # A module checkpoint is a folder: its identity is the hash of its files, names and bytes.
         path = Path(spec[len(RLLIB_PREFIX):]).resolve()
@@ -141,7 +149,8 @@ def agent_identity(spec, options: dict | None = None) -> AgentIdentity:
         return AgentIdentity(f"ensemble:{key}{suffix}", f"ensemble:{short}{suffix}", info)
     if isinstance(spec, str):
         if spec not in AGENTS:
-            raise ValueError(f"unknown agent {spec!r}; known: {sorted(AGENTS)}, model:PATH, ensemble:PATH,PATH[,...] or rllib:PATH")
+            raise ValueError(f"unknown agent {spec!r}; known: {sorted(AGENTS)}, model:PATH, ensemble:PATH,PATH[,...], "
+                             f"rllib:PATH or search+model:PATH (search+ensemble:...)")
         suffix = json.dumps(options, sort_keys=True, separators=(",", ":")) if options else ""
         info = {"kind": "builtin", "name": spec}
         if options:

@@ -4,6 +4,7 @@ Nos: ``AGENTS``. A family game (``nos_env.family.rules.GAMES``, issue 15): ``FAM
 (``agents/family/``), built for one game's rules: ``make_agent("greedy", game="draw",
 rules=tables.rules)``. Trained models (``model:PATH``) play any game whose observation and
 action sizes they were trained on; several of one game play as one agent (``ensemble:A.zip,B.zip``).
+Search with a trained model as its prior (Nos): ``search+model:PATH`` or ``search+ensemble:A.zip,B.zip``.
 """
 
 from __future__ import annotations
@@ -27,6 +28,21 @@ RLLIB_PREFIX = "rllib:"
 #: ``ensemble:A.zip,B.zip[,...]`` names trained models of one game playing as one agent: the mean of
 #: their log-probabilities (agents.model.EnsembleAgent).
 ENSEMBLE_PREFIX = "ensemble:"
+
+
+#: ``search+model:PATH`` (or ``search+ensemble:A.zip,B.zip``) names Search with a trained model as
+#: its prior: it keeps the model's move unless its rollouts show a better one clearly
+#: (agents.search, the safeguard). Nos only.
+SEARCH_PRIOR_PREFIX = "search+"
+
+
+def search_prior_spec(spec: str) -> str:
+    """The model spec inside ``search+model:PATH`` / ``search+ensemble:A,B``; a ValueError otherwise."""
+    inner = spec[len(SEARCH_PRIOR_PREFIX):]
+    if not inner.startswith((MODEL_PREFIX, ENSEMBLE_PREFIX)):
+        raise ValueError(f"Search with a model as its prior is search+model:PATH or search+ensemble:A.zip,B.zip, "
+                         f"got {spec!r}")
+    return inner
 
 
 def ensemble_paths(spec: str) -> list[str]:
@@ -56,6 +72,12 @@ def check_agent_spec(spec: str, game: str = "nos") -> None:
     """Raise a clear ValueError unless ``spec`` names an agent of ``game`` (``make_agent`` would build it)."""
     if not isinstance(spec, str):
         raise ValueError(f"an agent is given by name, got {spec!r}")
+    if spec.startswith(SEARCH_PRIOR_PREFIX):
+        inner = search_prior_spec(spec)
+        if game != "nos":
+            raise ValueError(f"{spec!r}: Search with a model as its prior plays Nos only, not {game}")
+        check_agent_spec(inner, game)
+        return
     if spec.startswith(MODEL_PREFIX):
         from pathlib import Path
 
@@ -83,12 +105,15 @@ def check_agent_spec(spec: str, game: str = "nos") -> None:
         return
     if spec not in known_agents(game):
         raise ValueError(f"unknown agent {spec!r} for {game}; known: {known_agents(game)}, model:PATH, "
-                         f"ensemble:PATH,PATH[,...] or rllib:PATH")
+                         f"ensemble:PATH,PATH[,...], rllib:PATH" + (" or search+model:PATH (search+ensemble:...)"
+                                                                  if game == "nos" else ""))
 
 
 def agent_label(spec) -> str:
     """The short name an agent spec or instance is reported under."""
     if isinstance(spec, str):
+        if spec.startswith(SEARCH_PRIOR_PREFIX):
+            return "search+" + agent_label(spec[len(SEARCH_PRIOR_PREFIX):])
         if spec.startswith(RLLIB_PREFIX):
             return "rllib"
         if spec.startswith(ENSEMBLE_PREFIX):
@@ -101,8 +126,14 @@ def make_agent(name: str, seed: int | None = 0, game: str = "nos", rules=None, *
     """An agent by name (``AGENTS`` for Nos, ``FAMILY_AGENTS`` for a family game, which needs
     the game's ``rules``: ``FamilyTables.rules`` or ``nos_env.family.rules.make_rules``), a
     trained model by ``model:PATH``, trained models of one game as one agent by
-    ``ensemble:PATH,PATH[,...]``, or a trained RLlib module (Nos) by ``rllib:PATH``."""
+    ``ensemble:PATH,PATH[,...]``, a trained RLlib module (Nos) by ``rllib:PATH``, or Search with
+    a trained model as its prior (Nos) by ``search+model:PATH`` / ``search+ensemble:PATH,PATH``
+    (``kwargs`` go to the SearchAgent)."""
     check_agent_spec(name, game)
+    if name.startswith(SEARCH_PRIOR_PREFIX):
+        # The model has its own seed, apart from the search's (as Search's own prior has).
+        prior = make_agent(search_prior_spec(name), seed=None if seed is None else seed + 15485863)
+        return SearchAgent(seed=seed, prior=prior, **kwargs)
     if name.startswith(RLLIB_PREFIX):
         from .rllib_module import RLlibAgent  # ray and torch are imported only when one is asked for
 

@@ -74,7 +74,12 @@ greedy scorer above.
    (:class:`agents.tactics.TacticsAgent`) and switches to the best searched
    candidate only when its advantage, measured on the same samples (paired
    differences), exceeds ``margin`` standard errors (default 2). With
-   ``prior=None`` the search takes the plain argmax.
+   ``prior=None`` the search takes the plain argmax. The prior may also be any
+   agent object, a trained model for one (``prior=ModelAgent(path)``, the agent
+   ``search+model:PATH`` in ``agents.registry``): the search then keeps the
+   model's move unless its rollouts show a better one clearly. Such a prior sees
+   only the row's observation and mask (``act_batch`` without a context), and
+   ``act_batch`` asks it once for all its rows.
 
 Budget (defaults): ``rollouts=64`` rollouts per decision in all, split evenly
 over the candidates with at least ``min_rollouts=2`` each; a set or announcement
@@ -133,7 +138,7 @@ class SearchAgent(Agent):
         prune_wrong_closes: bool = True,
         max_batch: int = 255,
         rollout: str = "tactics",
-        prior: str | None = "tactics",
+        prior: str | Agent | None = "tactics",
         margin: float = 2.0,
         compiled: bool = True,
         opening_rollouts: int | str | None = "auto",
@@ -145,8 +150,9 @@ class SearchAgent(Agent):
         #: Tactics (rollouts and prior) compiled (FastTables.tactics_playout, fast_engine.tactics_rows)
         #: or the Python agent (the Search of before, about 10x slower; same scores, other tie-breaks)
         self.compiled = bool(compiled)
-        if prior not in (None, "greedy", "tactics"):
-            raise ValueError(f"prior must be None, 'greedy' or 'tactics', got {prior!r}")
+        if not (prior in (None, "greedy", "tactics") or isinstance(prior, Agent)):
+            raise ValueError(f"prior must be None, 'greedy', 'tactics' or an agent object (such as a "
+                             f"trained model's ModelAgent), got {prior!r}")
         self.margin = float(margin)
         if rollout not in ("greedy", "tactics"):
             raise ValueError(f"rollout must be 'greedy' or 'tactics', got {rollout!r}")
@@ -197,12 +203,16 @@ class SearchAgent(Agent):
             self.rollout_agent = TacticsAgent(seed=None if seed is None else seed + 104729)
         # The prior policy's choice stands unless the search shows a better one clearly (see search()).
         self.prior = None
+        #: the prior is an agent object given by the caller (a trained model), with its own seed
+        self._prior_is_object = isinstance(prior, Agent)
         if prior == "tactics":
             self.prior = TacticsAgent(seed=None if seed is None else seed + 15485863)
         elif prior == "greedy":
             self.prior = GreedyAgent(seed=None if seed is None else seed + 15485863)
+        elif self._prior_is_object:
+            self.prior = prior
         if not self.tie_noise:
-            for agent in (self.rollout_agent, self.prior):
+            for agent in (self.rollout_agent, None if self._prior_is_object else self.prior):
                 if isinstance(agent, TacticsAgent):
                     agent._noise = np.zeros
         self._scratch: dict = {}
@@ -221,19 +231,28 @@ class SearchAgent(Agent):
         # as one search() per row) and then played together: one scratch batch, one determinize,
         # one step and one playout call for many rows (tests/test_search.py: the same choices).
         batched = self._kernel_params is not None and self.rollout == "tactics" and self.time_limit is None
+        legal_counts = (np.asarray(masks) != 0).sum(axis=1)
+        if (legal_counts == 0).any():
+            raise ValueError(f"row {int(np.flatnonzero(legal_counts == 0)[0])} has no legal action")
+        # An agent object as the prior (a trained model) decides all the searched rows in one call:
+        # a network's forward pass costs about the same for one row as for a hundred.
+        priors = None
+        if self._prior_is_object:
+            searched = np.flatnonzero(legal_counts > 1)
+            priors = np.full(B, -1, np.int64)
+            if len(searched):
+                priors[searched] = self.prior.act_batch(obs[searched], np.asarray(masks)[searched])
         waiting = []  # (row, setup, draw)
         for i in range(B):
-            legal = np.flatnonzero(masks[i])
-            if len(legal) == 0:
-                raise ValueError(f"row {i} has no legal action")
-            if len(legal) == 1:
-                out[i] = legal[0]
+            if legal_counts[i] == 1:
+                out[i] = np.flatnonzero(masks[i])[0]
                 continue
             tables, b, seat = context.tables, int(context.table_index[i]), int(context.seats[i])
+            prior_action = None if priors is None else int(priors[i])
             if not batched:
-                out[i] = self.search(obs[i], masks[i], tables, b, seat)
+                out[i] = self._complete(self._setup(obs[i], masks[i], tables, b, seat, prior_action))
                 continue
-            setup = self._setup(obs[i], masks[i], tables, b, seat)
+            setup = self._setup(obs[i], masks[i], tables, b, seat, prior_action)
             k = max(self.min_rollouts, setup["budget"] // len(setup["candidates"]))
             if len(setup["candidates"]) == 1 or self._halves(setup) \
                     or k * len(setup["candidates"]) > self.max_batch:
@@ -258,9 +277,10 @@ class SearchAgent(Agent):
         ``obs`` is the seat's observation, float32 or compact."""
         return self._complete(self._setup(obs, mask, tables, b, seat))
 
-    def _setup(self, obs, mask, tables: FastTables, b: int, seat: int) -> dict:
+    def _setup(self, obs, mask, tables: FastTables, b: int, seat: int, prior_action: int | None = None) -> dict:
         """Everything a decision's search needs before its rollouts: the checks, the sampler, the
-        public snapshot, the candidates, the budget and the prior's action."""
+        public snapshot, the candidates, the budget and the prior's action (``prior_action``: an
+        agent object's, already decided for this row by act_batch)."""
         obs = float_observations(np.asarray(obs)[None, :])[0]
         n = tables.num_players
         b = tables.check_table(b)
@@ -281,7 +301,11 @@ class SearchAgent(Agent):
         elif self.key_rollouts is not None and self._key_decision(candidates):
             setup["budget"] = self.key_rollouts
         if self.prior is not None:
-            setup["prior_action"] = self._prior_action(obs, mask)
+            if prior_action is None:
+                prior_action = self._prior_action(obs, mask)
+            elif not mask[prior_action]:
+                raise ValueError(f"the prior {self.prior!r} chose action {prior_action}, which is not legal")
+            setup["prior_action"] = int(prior_action)
         return setup
 
     def _halves(self, setup) -> bool:
@@ -314,7 +338,7 @@ class SearchAgent(Agent):
             if len(where):
                 diff = values[:, best] - values[:, where[0]]
                 se = diff.std(ddof=1) / np.sqrt(len(diff)) if len(diff) > 1 else np.inf
-                if not diff.mean() > self.margin * se:
+                if not (np.isfinite(self.margin) and diff.mean() > self.margin * se):  # inf: always keep it
                     choice = prior_action
         self.last_search = {"candidates": candidates, "values": means, "rollouts": len(values), "choice": choice,
                             "samples": (~np.isnan(values)).sum(axis=0)}  # per candidate
@@ -371,6 +395,8 @@ class SearchAgent(Agent):
         return bool((kind == F.DECLARE).any() or ((kind == F.PLAY) & F.CLOSE[candidates]).any())
 
     def _prior_action(self, obs, mask) -> int:
+        if self._prior_is_object:
+            return int(self.prior.act_batch(obs[None, :], np.asarray(mask)[None, :])[0])
         if self._kernel_params is not None and isinstance(self.prior, TacticsAgent):
             noise = self.rng.integers(0, 2**63, 1, dtype=np.int64).astype(np.uint64) if self.tie_noise else None
             return int(tactics_rows(obs[None, :], np.asarray(mask, np.int8)[None, :], self._kernel_params,

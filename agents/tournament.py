@@ -752,7 +752,8 @@ def main(argv: list[str] | None = None) -> None:
                              "--option tileset=double_nine; target_score is None (one hand) unless given")
     parser.add_argument("--agents", nargs="+", default=None,
                         help=f"one agent per seat: for Nos from {sorted(AGENTS)}, for a family game from "
-                             f"{list(FAMILY_AGENTS)}, model:PATH for a trained model, ensemble:PATH,PATH for several as one "
+                             f"{list(FAMILY_AGENTS)}, model:PATH for a trained model, ensemble:PATH,PATH for several as one, "
+                             f"search+model:PATH (Nos) for Search with a trained model as its prior "
                              f"(default: random greedy tactics search for Nos, random greedy greedy search otherwise)")
     parser.add_argument("--deals", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
