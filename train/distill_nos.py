@@ -208,8 +208,8 @@ class TeacherSearch(SearchAgent):
                 self.last_priors[i] = int(setup["prior_action"])
         return actions
 
-    def _setup(self, obs, mask, tables, b, seat):
-        setup = super()._setup(obs, mask, tables, b, seat)
+    def _setup(self, obs, mask, tables, b, seat, prior_action=None):
+        setup = super()._setup(obs, mask, tables, b, seat, prior_action)
         self._setups[int(b)] = setup  # one seat moves at a table: the table names the row
         return setup
 
