@@ -93,9 +93,12 @@ class PolicyAgent(Agent):
     def num_actions(self) -> int:
         return int(self.policy.action_space.n)
 
-    def log_probabilities(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """The policy's log-probabilities [B, 557] over each row's legal actions (-inf elsewhere);
-        ``obs`` float32 or compact uint8 (decoded first)."""
+    def inputs(self, obs: np.ndarray, masks: np.ndarray, hints: np.ndarray | None = None) -> np.ndarray:
+        """The policy's input rows, float32 [B, its observation space]: the seat's observation
+        (``obs`` float32 or compact uint8, decoded first) and what the policy computes behind it, as
+        the training environment appended it: the hint (``hints``, the hint agent's actions [B], if
+        given, else this agent's hint agent decides), points, per-action features, closing features,
+        and zeros for a privileged critic's tail."""
         obs = np.asarray(obs)
         obs = float_observations(obs) if obs.dtype == np.uint8 else obs.astype(np.float32, copy=False)
         masks = np.asarray(masks) != 0
@@ -106,8 +109,10 @@ class PolicyAgent(Agent):
         if obs.ndim != 2 or obs.shape[1] != size or masks.shape != (obs.shape[0], actions):
             raise ValueError(f"expected obs [B, {size}] and masks [B, {actions}] (the model's game), "
                              f"got {obs.shape} and {masks.shape}")
+        if hints is not None and np.shape(hints) != (obs.shape[0],):
+            raise ValueError(f"expected hints [B] = [{obs.shape[0]}] (one action a row), got {np.shape(hints)}")
         if self.hint:
-            hinted = self._hinter.act_batch(obs, masks).astype(np.float32)
+            hinted = (self._hinter.act_batch(obs, masks) if hints is None else np.asarray(hints)).astype(np.float32)
             tail = [hinted[:, None]]
             if self.points:  # computed from the same observation, as the training env did
                 tail.append(action_points(self._hinter, obs, masks))
@@ -118,6 +123,13 @@ class PolicyAgent(Agent):
             obs = np.concatenate([obs, *tail], axis=1)
         if privileged:
             obs = np.concatenate([obs, np.zeros((obs.shape[0], privileged), np.float32)], axis=1)
+        return obs
+
+    def log_probabilities(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The policy's log-probabilities [B, 557] over each row's legal actions (-inf elsewhere);
+        ``obs`` float32 or compact uint8 (decoded first)."""
+        obs = self.inputs(obs, masks)
+        masks = np.asarray(masks) != 0
         with th.no_grad():
             dist = self.policy.get_distribution(th.as_tensor(obs), action_masks=masks)
             log_p = dist.log_p if hasattr(dist, "log_p") else th.log_softmax(dist.distribution.logits, dim=1)
