@@ -132,6 +132,9 @@ def test_soft_targets_are_a_softmax_of_search_values_at_openings():
     ({"teacher": {"rollouts": "many"}}, "teacher.rollouts: must be an integer"),
     ({"student": {"pi": [0]}}, "student.pi: must be a list of positive layer widths"),
     ({"run": {"name": "a/b"}}, "run.name: must be a plain folder name"),
+    ({"teacher": {"prior": "greedy"}}, "teacher.prior: must be 'tactics', 'model:PATH' or 'ensemble"),
+    ({"teacher": {"prior": "model:m.zip"}}, "fit.target: must be 'choice' with a model as the teacher's prior"),
+    ({"student": {"init_from": "no/such/model.zip"}}, "student.init_from: no saved model at 'no/such/model.zip'"),
 ])
 def test_config_errors_name_what_is_allowed(data, message):
     with pytest.raises(ConfigError, match=message):
@@ -174,3 +177,65 @@ def test_tiny_run_end_to_end(tmp_path):
     result = run_tournament([f"model:{path}", "tactics", "tactics", "tactics"], deals=2, seed=5, progress=False, num_threads=1)
     assert result.summary()["hands"] == 8
     assert agent is not None
+
+
+# ------------------------------------------------------------------------------ expert iteration
+@pytest.fixture(scope="module")
+def closing_model(tmp_path_factory):
+    """A tiny closing model (Tactics hint and the closing features behind it, their weights at
+    their start: the closing's expected chips count) with random preferences besides: its moves
+    depend on the closing features, so a student fed the wrong inputs would not play them."""
+    from model_helpers import save_biased_model
+
+    config = {"env": {"tactics_hint": True, "closing_features": True, "num_envs": 8, "num_threads": 1},
+              "opponents": {"baselines": {"tactics": 1.0}}, "ppo": {"n_steps": 8, "batch_size": 64},
+              "policy": {"width": 8}}
+    bias = np.random.default_rng(4).normal(0.0, 2.0, NUM_ACTIONS)
+    return save_biased_model(tmp_path_factory.mktemp("exit") / "closing.zip", bias, config)
+
+
+def exit_config(tmp_path, model, epochs=4):
+    return distill_config({"run": {"name": "exit", "seed": 2, "output_dir": str(tmp_path)},
+                           "teacher": {"rollouts": 8, "prior": f"model:{model}"},
+                           "labels": {"hands": 8, "tables": 4, "part_hands": 4},
+                           "fit": {"epochs": epochs, "batch_size": 64, "holdout_parts": 1, "learning_rate": 0.003,
+                                   "target": "choice"},
+                           "student": {"init_from": str(model)}})
+
+
+def test_a_model_prior_labels_the_models_moves_and_the_searchs_departures(tmp_path, closing_model):
+    from agents.model import ModelAgent
+    from train.distill_nos import departures
+
+    config = exit_config(tmp_path, closing_model)
+    data = play_part(config, 0)
+    obs, masks = data["obs"], np.unpackbits(data["masks"], axis=1, count=NUM_ACTIONS).astype(bool)
+    asked = data["priors"] >= 0  # every searched row (one candidate left: no prior asked)
+    assert asked.mean() > 0.9
+    np.testing.assert_array_equal(data["priors"][asked], ModelAgent(closing_model).act_batch(obs, masks)[asked])
+    moved = departures(data)
+    assert 0 < len(moved["labels"]) < len(data["labels"])  # the search kept the model's move at most rows
+    moved_masks = np.unpackbits(moved["masks"], axis=1, count=NUM_ACTIONS).astype(bool)
+    assert moved_masks[np.arange(len(moved["labels"])), moved["labels"]].all()  # legal moves
+
+
+def test_the_student_starts_as_the_model_and_learns_the_departures(tmp_path, closing_model):
+    """Fine-tuning from the prior model: before the fit the student plays the model's moves (its
+    inputs, closing features included, built as the model's own), so it agrees with every label
+    the search kept; after it, it agrees with more of the search's departures than at the start."""
+    from agents.model import load_policy
+    from train.distill_nos import agreement, departures, load_parts, make_student
+
+    config = exit_config(tmp_path, closing_model, epochs=12)
+    path = run(config, log=lambda *_: None)
+    parts = sorted((tmp_path / "exit" / "labels").iterdir())
+    train = load_parts(parts[:1])
+    kept = {key: value[train["labels"] == train["priors"]] for key, value in train.items()}
+    start = make_student(config).policy
+    assert agreement(start, kept, "choice") == 1.0
+    moved = departures(train)
+    before = agreement(start, moved, "choice")
+    summary = json.loads((tmp_path / "exit" / "distill.json").read_text())
+    assert summary["history"][-1]["loss"] < summary["history"][0]["loss"]
+    assert agreement(load_policy(path), moved, "choice") > before
+    assert "held_departure_agreement" in summary["history"][0]

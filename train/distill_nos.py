@@ -24,6 +24,15 @@ Two steps, each resumable and seeded:
 The teacher's choice differs from Tactics' mostly at the opening (the announcement, searched
 with 64 times the play budget) and at key decisions (declares and closings); the hint head
 makes the student Tactics at first, so what it has to learn is where Search departs.
+
+**Expert iteration** (``teacher.prior`` and ``student.init_from``). The teacher may be Search
+with a trained model as its prior (``teacher.prior: model:PATH`` or ``ensemble:A,B``: the agent
+``search+model:PATH``, which keeps the model's move unless its rollouts show a better one), and
+the student may start from a trained model (``student.init_from: PATH``) instead of a fresh
+network: the student is then fine-tuned towards the search that uses it, on the positions of
+games played by that search. With a model prior the target is the teacher's choice
+(``fit.target: choice``): the prior is the model's deterministic move, so where the teacher kept
+it the label is the model's own move, with no tie-break noise to filter out.
 """
 
 from __future__ import annotations
@@ -59,7 +68,10 @@ class DistillRunConfig:
 @dataclass
 class TeacherConfig:
     rollouts: int = 128  # SearchAgent(rollouts=...): the play budget (the opening gets 64x, key decisions 16x)
-    margin: float = 2.0  # SearchAgent's safeguard (standard errors before it leaves Tactics' choice)
+    margin: float = 2.0  # SearchAgent's safeguard (standard errors before it leaves its prior's choice)
+    # the move Search keeps unless its rollouts show a better one: "tactics" (Search's own), or a
+    # trained model, "model:PATH" or "ensemble:A.zip,B.zip" (the agent search+model:PATH)
+    prior: str = "tactics"
 
 
 @dataclass
@@ -90,6 +102,9 @@ class FitConfig:
 
 @dataclass
 class StudentConfig:
+    # a saved model (.zip) to fine-tune; "" (default): a fresh network of the sizes below, which are
+    # then ignored
+    init_from: str = ""
     width: int = 256
     pi: list = field(default_factory=lambda: [128])
     vf: list = field(default_factory=lambda: [128])
@@ -165,6 +180,15 @@ def _validate(c: DistillConfig, source: str) -> None:
         fail("fit.value_temperature", f"must be positive, got {c.fit.value_temperature}")
     if not c.fit.opening_weight > 0:
         fail("fit.opening_weight", f"must be positive, got {c.fit.opening_weight}")
+    if c.teacher.prior != "tactics":
+        if not c.teacher.prior.startswith(("model:", "ensemble:")):
+            fail("teacher.prior", f"must be 'tactics', 'model:PATH' or 'ensemble:A.zip,B.zip', got {c.teacher.prior!r}")
+        if c.fit.target != "choice":
+            fail("fit.target", "must be 'choice' with a model as the teacher's prior (the model's move is no "
+                               f"tie-break noise; 'departures' would teach Tactics' move where it was kept), "
+                               f"got {c.fit.target!r}")
+    if c.student.init_from and not Path(c.student.init_from).is_file():
+        fail("student.init_from", f"no saved model at {c.student.init_from!r}")
     if c.student.activation not in ("tanh", "relu"):
         fail("student.activation", f"must be 'tanh' or 'relu', got {c.student.activation!r}")
     for key in ("pi", "vf"):
@@ -260,8 +284,14 @@ class LabelRecorder(Agent):
 
 
 def make_teacher(config: DistillConfig, part: int) -> TeacherSearch:
-    return TeacherSearch(seed=config.run.seed * 1_000_003 + part, rollouts=config.teacher.rollouts,
-                       margin=config.teacher.margin)
+    seed = config.run.seed * 1_000_003 + part
+    prior = config.teacher.prior
+    if prior != "tactics":
+        from agents.registry import check_agent_spec, make_agent
+
+        check_agent_spec(prior)
+        prior = make_agent(prior, seed=seed + 15485863)  # its own seed, as search+model:PATH gives it
+    return TeacherSearch(seed=seed, rollouts=config.teacher.rollouts, margin=config.teacher.margin, prior=prior)
 
 
 def play_part(config: DistillConfig, part: int, teacher: Agent | None = None) -> dict:
@@ -340,12 +370,17 @@ def student_train_config(config: DistillConfig):
 
 def make_student(config: DistillConfig):
     """A fresh MaskablePPO model with the student's network (its env is a 4-table training env,
-    only for the spaces and so that ``python -m train`` can fine-tune the saved model)."""
+    only for the spaces and so that ``python -m train`` can fine-tune the saved model), or the
+    saved model ``student.init_from``."""
     import torch as th
 
     from .trainer import make_env, make_model
 
     th.manual_seed(config.run.seed)
+    if config.student.init_from:
+        from agents.model import load_model
+
+        return load_model(config.student.init_from, device="cpu")
     env, _ = make_env(student_train_config(config))
     return make_model(student_train_config(config), env)
 
@@ -386,17 +421,34 @@ def openings(data: dict) -> dict:
     return {key: value[rows] for key, value in data.items()}
 
 
+def departures(data: dict) -> dict:
+    """The labels where the teacher left its prior's move (or had no prior): what a student that
+    already plays like the prior has to learn."""
+    rows = np.flatnonzero((data["priors"] < 0) | (data["labels"] != data["priors"]))
+    return {key: value[rows] for key, value in data.items()}
+
+
 def _batches(n: int, size: int, rng: np.random.Generator | None):
     order = np.arange(n) if rng is None else rng.permutation(n)
     for first in range(0, n, size):
         yield order[first : first + size]
 
 
-def _tensors(data: dict, rows: np.ndarray, wanted: np.ndarray):
+def _input_builder(policy):
+    """What builds ``policy``'s input rows from a label's observation, mask and recorded hint
+    (agents.model.PolicyAgent.inputs: the hint, and whatever else the policy reads behind it, such
+    as a trained closing model's closing features). It leaves the policy in evaluation mode."""
+    from agents.model import PolicyAgent
+
+    return PolicyAgent(policy, seed=None)
+
+
+def _tensors(data: dict, rows: np.ndarray, wanted: np.ndarray, builder):
+    """The policy's inputs at ``rows`` (by ``builder``, :func:`_input_builder`), the masks and the targets."""
     import torch as th
 
-    obs = np.concatenate([data["obs"][rows], data["hints"][rows, None].astype(np.float32)], axis=1)
     masks = np.unpackbits(data["masks"][rows], axis=1, count=NUM_ACTIONS).astype(bool)
+    obs = builder.inputs(data["obs"][rows], masks, hints=data["hints"][rows])
     return th.as_tensor(obs), masks, th.as_tensor(wanted[rows])
 
 
@@ -406,10 +458,11 @@ def agreement(policy, data: dict, target: str = "choice", batch_size: int = 4096
     import torch as th
 
     wanted = targets(data, target)
+    builder = _input_builder(policy)
     right = 0
     with th.no_grad():
         for rows in _batches(len(data["labels"]), batch_size, None):
-            obs, masks, labels = _tensors(data, rows, wanted)
+            obs, masks, labels = _tensors(data, rows, wanted, builder)
             dist = policy.get_distribution(obs, action_masks=masks)
             right += int((dist.get_actions(deterministic=True) == labels).sum())
     return right / max(1, len(data["labels"]))
@@ -424,6 +477,7 @@ def fit(config: DistillConfig, model, train: dict, held: dict | None, log=_print
 
     c = config.fit
     policy = model.policy
+    builder = _input_builder(policy)
     policy.set_training_mode(True)
     optimizer = th.optim.Adam(policy.parameters(), lr=c.learning_rate)
     wanted = targets(train, c.target)
@@ -441,7 +495,7 @@ def fit(config: DistillConfig, model, train: dict, held: dict | None, log=_print
         start, total = time.perf_counter(), 0.0
         policy.set_training_mode(True)
         for rows in _batches(len(train["labels"]), c.batch_size, rng):
-            obs, masks, labels = _tensors(train, rows, wanted)
+            obs, masks, labels = _tensors(train, rows, wanted, builder)
             dist = policy.get_distribution(obs, action_masks=masks)
             log_p = dist.log_prob(labels)
             soft = soft_of[rows]
@@ -463,6 +517,7 @@ def fit(config: DistillConfig, model, train: dict, held: dict | None, log=_print
                "held_agreement": agreement(policy, held, c.target) if has_held else None,
                "held_choice_agreement": agreement(policy, held, "choice") if has_held else None,
                "held_opening_agreement": agreement(policy, openings(held), "choice") if has_held else None,
+               "held_departure_agreement": agreement(policy, departures(held), "choice") if has_held else None,
                "seconds": time.perf_counter() - start}
         history.append(row)
         log(json.dumps(row))
