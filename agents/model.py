@@ -66,6 +66,7 @@ class PolicyAgent(Agent):
         self.policy = policy
         self.policy.set_training_mode(False)
         self.deterministic = bool(deterministic)
+        self.last_hints = None
         source = getattr(policy, "hint_source", None)
         self.closing = int(getattr(policy, "closing", 0))  # the closing features behind the hint (their count)
         self.settlement = bool(getattr(policy, "settlement_features", False))  # and the settlement ones in it
@@ -113,6 +114,9 @@ class PolicyAgent(Agent):
             raise ValueError(f"expected hints [B] = [{obs.shape[0]}] (one action a row), got {np.shape(hints)}")
         if self.hint:
             hinted = (self._hinter.act_batch(obs, masks) if hints is None else np.asarray(hints)).astype(np.float32)
+            #: the hint actions of the last call, [B] (its hint agent breaks ties by its own noise, so
+            #: whoever records what this policy saw must take them from here)
+            self.last_hints = hinted.astype(np.int64)
             tail = [hinted[:, None]]
             if self.points:  # computed from the same observation, as the training env did
                 tail.append(action_points(self._hinter, obs, masks))

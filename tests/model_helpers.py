@@ -9,8 +9,9 @@ import torch as th
 from train.config import from_dict
 
 
-def save_biased_model(path, bias: np.ndarray, config: dict | None = None):
-    """A tiny Nos model (Tactics hint, width 8) that plays ``bias`` alone, saved at ``path``."""
+def save_biased_model(path, bias: np.ndarray, config: dict | None = None, hint_weight: float = 0.0):
+    """A tiny Nos model (Tactics hint, width 8) that plays ``bias`` alone (and ``hint_weight`` logits
+    on the hint's action, if given), saved at ``path``."""
     from train.trainer import make_env, make_model
 
     c = from_dict(config or {"env": {"tactics_hint": True, "num_envs": 8, "num_threads": 1},
@@ -22,7 +23,7 @@ def save_biased_model(path, bias: np.ndarray, config: dict | None = None):
     with th.no_grad():
         head.linear.weight.zero_()
         head.linear.bias.copy_(th.as_tensor(bias, dtype=th.float32))
-        head.weight.zero_()
+        head.weight.fill_(hint_weight)
     model.save(path)
     env.close()
     return path

@@ -221,6 +221,14 @@ class TeacherSearch(SearchAgent):
         self._setups, self._decided = {}, {}
         actions = super().act_batch(obs, masks, context)
         self.last_priors = np.full(len(actions), -1, np.int64)
+        #: a trained model prior's hint on each searched row (-1 elsewhere, or None without one): the
+        #: model's own hint agent breaks Tactics' ties by its own noise, so a student fine-tuned from
+        #: the model must be given the very hint the model saw where the teacher kept its move
+        self.last_prior_hints = None
+        searched = (np.asarray(masks) != 0).sum(axis=1) > 1
+        if self._prior_is_object and getattr(self.prior, "last_hints", None) is not None and searched.any():
+            self.last_prior_hints = np.full(len(actions), -1, np.int64)
+            self.last_prior_hints[searched] = self.prior.last_hints
         #: each row's searched value (mean chip change) of every candidate, NaN elsewhere
         self.last_values = np.full((len(actions), NUM_ACTIONS), np.nan, np.float32)
         for i, b in enumerate(np.asarray(context.table_index)):
@@ -246,8 +254,9 @@ class TeacherSearch(SearchAgent):
 
 class LabelRecorder(Agent):
     """Plays as ``teacher`` (a :class:`TeacherSearch`) and keeps, for every row with more than one
-    legal action, the observation, the legal actions (packed mask), the Tactics hint, the
-    teacher's choice and its prior's action."""
+    legal action, the observation, the legal actions (packed mask), the Tactics hint (the one a
+    trained model prior saw, if the teacher has one; else ``hinter``'s), the teacher's choice and
+    its prior's action."""
 
     name = "label-recorder"
 
@@ -266,7 +275,9 @@ class LabelRecorder(Agent):
             o, m = np.asarray(obs, np.float32)[many], np.asarray(masks, np.int8)[many]
             self.obs.append(o.copy())
             self.masks.append(np.packbits(m != 0, axis=1))
-            self.hints.append(np.asarray(self.hinter.act_batch(o, m), np.int16))
+            prior_hints = self.teacher.last_prior_hints
+            hints = self.hinter.act_batch(o, m) if prior_hints is None else prior_hints[many]
+            self.hints.append(np.asarray(hints, np.int16))
             self.labels.append(np.asarray(actions[many], np.int16))
             self.priors.append(np.asarray(self.teacher.last_priors[many], np.int16))
             self.values.append(self.teacher.last_values[many].astype(np.float16))
