@@ -181,7 +181,9 @@ def _validate(c: DistillConfig, source: str) -> None:
     if not c.fit.opening_weight > 0:
         fail("fit.opening_weight", f"must be positive, got {c.fit.opening_weight}")
     if c.teacher.prior != "tactics":
-        if not c.teacher.prior.startswith(("model:", "ensemble:")):
+        from agents.registry import ENSEMBLE_PREFIX, MODEL_PREFIX
+
+        if not c.teacher.prior.startswith((MODEL_PREFIX, ENSEMBLE_PREFIX)):
             fail("teacher.prior", f"must be 'tactics', 'model:PATH' or 'ensemble:A.zip,B.zip', got {c.teacher.prior!r}")
         if c.fit.target != "choice":
             fail("fit.target", "must be 'choice' with a model as the teacher's prior (the model's move is no "
