@@ -242,6 +242,11 @@ class SearchAgent(Agent):
             priors = np.full(B, -1, np.int64)
             if len(searched):
                 priors[searched] = self.prior.act_batch(obs[searched], np.asarray(masks)[searched])
+                # Checked for every row before any row's search draws from the generator.
+                illegal = searched[np.asarray(masks)[searched, priors[searched]] == 0]
+                if len(illegal):
+                    raise ValueError(f"the prior {self.prior!r} chose action {priors[illegal[0]]}, which is not "
+                                     f"legal in row {illegal[0]}: it must choose among each row's legal actions")
         waiting = []  # (row, setup, draw)
         for i in range(B):
             if legal_counts[i] == 1:
