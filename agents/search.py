@@ -308,9 +308,7 @@ class SearchAgent(Agent):
         if self.prior is not None:
             if prior_action is None:
                 prior_action = self._prior_action(obs, mask)
-            elif not mask[prior_action]:
-                raise ValueError(f"the prior {self.prior!r} chose action {prior_action}, which is not legal")
-            setup["prior_action"] = int(prior_action)
+            setup["prior_action"] = int(prior_action)  # (act_batch checked an agent prior's moves)
         return setup
 
     def _halves(self, setup) -> bool:
