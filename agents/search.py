@@ -399,7 +399,11 @@ class SearchAgent(Agent):
 
     def _prior_action(self, obs, mask) -> int:
         if self._prior_is_object:
-            return int(self.prior.act_batch(obs[None, :], np.asarray(mask)[None, :])[0])
+            action = int(self.prior.act_batch(obs[None, :], np.asarray(mask)[None, :])[0])
+            if not mask[action]:  # before any rollout draws from the generator
+                raise ValueError(f"the prior {self.prior!r} chose action {action}, which is not legal: it must "
+                                 f"choose among the row's legal actions")
+            return action
         if self._kernel_params is not None and isinstance(self.prior, TacticsAgent):
             noise = self.rng.integers(0, 2**63, 1, dtype=np.int64).astype(np.uint64) if self.tie_noise else None
             return int(tactics_rows(obs[None, :], np.asarray(mask, np.int8)[None, :], self._kernel_params,

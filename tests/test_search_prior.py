@@ -131,6 +131,9 @@ def test_a_prior_that_answers_an_illegal_move_is_refused():
     with pytest.raises(ValueError, match="chose action 0, which is not legal"):
         agent.act_batch(obs, np.array(masks), BatchContext(venv.tables, np.array([0]), current))
     assert agent.rng.bit_generator.state == state
+    with pytest.raises(ValueError, match="chose action 0, which is not legal"):  # one row, by search()
+        agent.search(obs[0], np.array(masks[0]), venv.tables, 0, int(current[0]))
+    assert agent.rng.bit_generator.state == state
 
 
 @pytest.mark.parametrize("prior", ["tactic", 7, GreedyAgent])
