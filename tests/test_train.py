@@ -145,6 +145,19 @@ def test_nos_openings_ppo_closing_differs_only_by_the_closing_features_and_the_s
                       ("env", "closing_features"): True}
 
 
+def test_nos_openings_ppo_closing_long_is_the_closing_config_for_twice_the_decisions():
+    """configs/nos_openings_ppo_closing_long.yaml (docs/training.md, "Twice the PPO decisions"):
+    the closing config on training seed 0 (closing_s0's labels and fit) for 24M PPO decisions at
+    the same constant rate."""
+    long = load_config(ROOT / "configs" / "nos_openings_ppo_closing_long.yaml").to_dict()
+    closing = load_config(ROOT / "configs" / "nos_openings_ppo_closing.yaml").to_dict()
+    differ = {(section, key): long[section][key] for section in long for key in long[section]
+              if long[section][key] != closing[section][key]}
+    assert differ == {("run", "name"): "nos_openings_ppo_closing_long", ("run", "seed"): 0,
+                      ("run", "total_timesteps"): 24_000_000}
+    assert long["ppo"]["learning_rate_end"] is None  # a constant rate, as in closing_s0
+
+
 def test_nos_openings_ppo_settle_differs_only_by_the_settlement_features_and_the_seed():
     """configs/nos_openings_ppo_settle.yaml (docs/training.md, "A per-action input for the final
     count"): the closing config with each play's settlement features, on training seed 0 (whose
