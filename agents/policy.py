@@ -251,6 +251,32 @@ def closing_logits(features: th.Tensor, weights: th.Tensor) -> th.Tensor:
     return nn.functional.pad(both, (PLAY0, NUM_ACTIONS - PASS))
 
 
+def carried(columns: th.Tensor) -> th.Tensor:
+    """``columns`` of the observation's tail carried behind the encoded observation (the hint, the
+    points, the action and closing features, the endgame gate), detached. No parameter comes
+    before them, so no gradient is lost; read attached, each slice made the update's backward pass
+    write a zero gradient as wide as the whole tensor it was cut from (commit cb005bc measured half
+    the settlement config's update in those fills; the other tail columns cost the same)."""
+    return columns.detach()
+
+
+class CarriedLatent:
+    """The actor's latent [B, d] and the tail carried behind it [B, T] (the hint, the points, the
+    action and closing features, the endgame gate), kept apart: what :meth:`NosPolicy.evaluate_actions`
+    hands :class:`HintHead` in the PPO update instead of their concatenation. The head reads the
+    same columns either way; apart, the update never builds the [B, d + T] tensors (about 1,150
+    columns with the closing features) nor, in the backward pass, their zero-filled gradients."""
+
+    __slots__ = ("own", "tail")
+
+    def __init__(self, own: th.Tensor, tail: th.Tensor):
+        self.own, self.tail = own, carried(tail)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.own.shape[0], self.own.shape[1] + self.tail.shape[1])
+
+
 class NosEncoder(BaseFeaturesExtractor):
     """The shared first layer; the hint, if any (``hint`` floats: the hint's one, and the action
     points' after it, if any), and the privileged tail, if any, are passed through behind its
@@ -269,17 +295,22 @@ class NosEncoder(BaseFeaturesExtractor):
         self.size = int(observation_space.shape[0]) - self.hint - self.privileged
         self.body = nn.Sequential(SparseInputLinear(self.size, width), nn.ReLU())  # observations are 95% zeros
 
-    def forward(self, observations: th.Tensor | SparseRows) -> th.Tensor:
+    def encode(self, observations: th.Tensor | SparseRows) -> tuple[th.Tensor, th.Tensor]:
+        """The encoded observation [B, width] and the tail passed through behind it [B, hint +
+        privileged (+ 1 with ``gate``)], apart."""
         if isinstance(observations, SparseRows):  # the PPO update's minibatch (train/buffer.py)
             rows, tail = observations.split(self.size)
             z = self.body(rows)
         else:
             z = self.body(observations[:, : self.size])
             tail = observations[:, self.size:]
-        parts = [z, tail] if self.hint or self.privileged else [z]
         if self.gate:
-            parts.append(endgame_gate(observations)[:, None])
-        return th.cat(parts, dim=1) if len(parts) > 1 else z
+            tail = th.cat([tail, endgame_gate(observations)[:, None]], dim=1)
+        return z, tail
+
+    def forward(self, observations: th.Tensor | SparseRows) -> th.Tensor:
+        z, tail = self.encode(observations)
+        return th.cat([z, tail], dim=1) if tail.shape[1] else z
 
 
 class HintExtractor(nn.Module):
@@ -299,7 +330,7 @@ class HintExtractor(nn.Module):
 
     def forward_actor(self, features: th.Tensor) -> th.Tensor:
         latent = self.mlp.forward_actor(features[:, : self.width])
-        return th.cat([latent, features[:, self.width :]], dim=1)
+        return th.cat([latent, carried(features[:, self.width :])], dim=1)
 
     def forward_critic(self, features: th.Tensor) -> th.Tensor:
         return self.mlp.forward_critic(features[:, : self.width])
@@ -330,9 +361,9 @@ class PrivilegedExtractor(nn.Module):
         latent = self.actor.forward_actor(features[:, : self.width])
         parts = [latent]
         if self.hint:
-            parts.append(features[:, self.width : self.width + self.hint])
+            parts.append(carried(features[:, self.width : self.width + self.hint]))
         if self.gate:
-            parts.append(features[:, self.width + self.hint + self.privileged :])
+            parts.append(carried(features[:, self.width + self.hint + self.privileged :]))
         return th.cat(parts, dim=1) if len(parts) > 1 else latent
 
     def forward_critic(self, features: th.Tensor) -> th.Tensor:
@@ -446,21 +477,30 @@ class HintHead(nn.Module):
             raise ValueError("this head frees the hint in the endgame: give each row's endgame gate")
         return self.weight + self.kept_bonus[hinted] * (1.0 - gate * self.freed[hinted])
 
-    def _hinted(self, latent: th.Tensor) -> th.Tensor:
-        return latent[:, self.latent_dim : self.latent_dim + 1].long()
+    def _split(self, latent: th.Tensor | CarriedLatent) -> tuple[th.Tensor, th.Tensor]:
+        """The latent's own ``latent_dim`` columns and the tail carried behind them (detached):
+        from their concatenation (acting, SB3's own paths) or from a :class:`CarriedLatent` (the
+        PPO update)."""
+        if isinstance(latent, CarriedLatent):
+            return latent.own, latent.tail
+        return latent[:, : self.latent_dim], carried(latent[:, self.latent_dim :])
 
-    def _points(self, latent: th.Tensor) -> th.Tensor:
-        return latent[:, self.latent_dim + 1 : self.latent_dim + 1 + self.points]
+    # The tail's columns: the hint, then the points, the features, the closing features, the gate.
+    def _hinted(self, tail: th.Tensor) -> th.Tensor:
+        return tail[:, :1].long()
 
-    def _features(self, latent: th.Tensor) -> th.Tensor:
+    def _points(self, tail: th.Tensor) -> th.Tensor:
+        return tail[:, 1 : 1 + self.points]
+
+    def _features(self, tail: th.Tensor) -> th.Tensor:
         """[B, actions, K]: each action's features."""
-        at = self.latent_dim + 1 + self.points
-        return latent[:, at : at + self.num_actions * self.features].reshape(
-            latent.shape[0], self.num_actions, self.features)
+        at = 1 + self.points
+        return tail[:, at : at + self.num_actions * self.features].reshape(
+            tail.shape[0], self.num_actions, self.features)
 
-    def _features_term(self, latent: th.Tensor, dtype) -> th.Tensor:
+    def _features_term(self, tail: th.Tensor, dtype) -> th.Tensor:
         """[B, actions]: ``features_weight @ features[a]`` (or ``g(features[a])``) for each action."""
-        return self._score_features(self._features(latent), dtype)
+        return self._score_features(self._features(tail), dtype)
 
     def _score_features(self, feats: th.Tensor, dtype) -> th.Tensor:
         """[..., k]: the features term of ``feats`` [..., k, K]."""
@@ -468,43 +508,41 @@ class HintHead(nn.Module):
             return self.features_net(feats.float()).squeeze(-1).to(dtype)
         return feats.to(dtype) @ self.features_weight.to(dtype)
 
-    def _closing(self, latent: th.Tensor) -> th.Tensor:
-        # Detached: the closing features are the observation's floats passed through (no parameter
-        # before them), so no gradient is lost, and the backward pass no longer writes a zero
-        # gradient of the whole latent for each feature row it reads (half the update's time with
-        # the settlement features' six rows).
-        at = self.latent_dim + 1 + self.points + self.num_actions * self.features
-        return latent[:, at : at + self.closing].detach()
+    def _closing(self, tail: th.Tensor) -> th.Tensor:
+        at = 1 + self.points + self.num_actions * self.features
+        return tail[:, at : at + self.closing]
 
-    def _gate(self, latent: th.Tensor) -> th.Tensor | None:
-        at = self.latent_dim + 1 + self.points + self.num_actions * self.features + self.closing
-        return latent[:, at : at + 1] if self.gated else None
+    def _gate(self, tail: th.Tensor) -> th.Tensor | None:
+        at = 1 + self.points + self.num_actions * self.features + self.closing
+        return tail[:, at : at + 1] if self.gated else None
 
-    def forward(self, latent: th.Tensor) -> th.Tensor:
-        logits = self.linear(latent[:, : self.latent_dim])
-        hinted, gate = self._hinted(latent), self._gate(latent)
+    def forward(self, latent: th.Tensor | CarriedLatent) -> th.Tensor:
+        own, tail = self._split(latent)
+        logits = self.linear(own)
+        hinted, gate = self._hinted(tail), self._gate(tail)
         logits = logits.scatter_add(1, hinted, self.bonus(hinted, gate).to(logits.dtype))
         if self.points:
-            logits = logits + self.points_weight.to(logits.dtype) * self._points(latent).to(logits.dtype)
+            logits = logits + self.points_weight.to(logits.dtype) * self._points(tail).to(logits.dtype)
         if self.features:
-            logits = logits + self._features_term(latent, logits.dtype)
+            logits = logits + self._features_term(tail, logits.dtype)
         if self.closing:
-            logits = logits + closing_logits(self._closing(latent).to(logits.dtype), self.closing_weight)
+            logits = logits + closing_logits(self._closing(tail).to(logits.dtype), self.closing_weight)
         return logits
 
-    def chosen(self, latent: th.Tensor, index: th.Tensor, valid: th.Tensor) -> th.Tensor:
+    def chosen(self, latent: th.Tensor | CarriedLatent, index: th.Tensor, valid: th.Tensor) -> th.Tensor:
         """The logits of ``index``'s actions only (``agents.legal_logits``), the hint's bonus (and
         the points' term) included."""
-        logits = chosen_logits(latent[:, : self.latent_dim], self.linear.weight, self.linear.bias, index, valid)
-        hinted, gate = self._hinted(latent), self._gate(latent)
+        own, tail = self._split(latent)
+        logits = chosen_logits(own, self.linear.weight, self.linear.bias, index, valid)
+        hinted, gate = self._hinted(tail), self._gate(tail)
         logits = logits + self.bonus(hinted, gate) * (index == hinted)
         if self.points:
-            logits = logits + self.points_weight * self._points(latent).to(logits.dtype).gather(1, index)
+            logits = logits + self.points_weight * self._points(tail).to(logits.dtype).gather(1, index)
         if self.features:  # the index's actions' features only
-            picked = self._features(latent).gather(1, index[:, :, None].expand(-1, -1, self.features))
+            picked = self._features(tail).gather(1, index[:, :, None].expand(-1, -1, self.features))
             logits = logits + self._score_features(picked, logits.dtype)
         if self.closing:
-            added = closing_logits(self._closing(latent).to(logits.dtype), self.closing_weight)
+            added = closing_logits(self._closing(tail).to(logits.dtype), self.closing_weight)
             logits = logits + added.gather(1, index)
         return logits
 
@@ -639,7 +677,15 @@ class NosPolicy(MaskableActorCriticPolicy):
         matrix products take half the time on a CPU with AVX512-BF16 (the update's largest dense
         part, docs/training.md "bf16 updates"). Everything else stays float32: the first layer
         and the action head (numba kernels, float32 only), the value head, and so the loss, the
-        log-probability ratios, the gradients' accumulation in the float32 weights and Adam's state."""
+        log-probability ratios, the gradients' accumulation in the float32 weights and Adam's state.
+
+        With the hint (and no privileged critic) the encoded observation and the tail behind it
+        stay apart (:class:`CarriedLatent`): the same logits, values and gradients, without the
+        wide concatenations and their zero-filled gradients, which took more than half the update
+        with the closing features (docs/benchmarks.md, "The tail kept apart")."""
+        if isinstance(self.mlp_extractor, HintExtractor) and isinstance(self.features_extractor, NosEncoder) \
+                and self.share_features_extractor:
+            return self._evaluate_apart(obs, actions, action_masks)
         if not self.bf16_update:
             return super().evaluate_actions(obs, actions, action_masks)
         features = self.extract_features(obs)
@@ -652,6 +698,23 @@ class NosPolicy(MaskableActorCriticPolicy):
                 latent_vf = self.mlp_extractor.forward_critic(vf_features)
         latent_pi, latent_vf = latent_pi.float(), latent_vf.float()
         distribution = self._get_action_dist_from_latent(latent_pi)
+        if action_masks is not None:
+            distribution.apply_masking(action_masks)
+        log_prob = distribution.log_prob(actions)
+        values = self.value_net(latent_vf)
+        return values, log_prob, distribution.entropy()
+
+    def _evaluate_apart(self, obs, actions, action_masks):
+        """:meth:`evaluate_actions` with the tail kept apart from the encoded observation."""
+        z, tail = self.features_extractor.encode(obs)
+        mlp = self.mlp_extractor.mlp
+        if self.bf16_update:
+            with th.autocast("cpu", dtype=th.bfloat16):
+                latent_pi, latent_vf = mlp.forward_actor(z), mlp.forward_critic(z)
+            latent_pi, latent_vf = latent_pi.float(), latent_vf.float()
+        else:
+            latent_pi, latent_vf = mlp.forward_actor(z), mlp.forward_critic(z)
+        distribution = self._get_action_dist_from_latent(CarriedLatent(latent_pi, tail))
         if action_masks is not None:
             distribution.apply_masking(action_masks)
         log_prob = distribution.log_prob(actions)

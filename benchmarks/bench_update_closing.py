@@ -1,14 +1,19 @@
-"""The PPO update's cost with the closing (and settlement) features read detached from the latent,
-as ``agents/policy.py`` HintHead does since commit cb005bc, against reading them through it.
+"""The PPO update's cost with the tail kept apart (``agents/policy.py`` ``CarriedLatent``, since the
+commit after 37f68ea) against sb3-contrib's ``evaluate_actions``, which concatenates the encoded
+observation with the columns carried behind it (the hint, the closing and settlement features)
+and slices them apart again.
 
     OMP_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/bench_update_closing.py \
         [--config configs/nos_openings_ppo_settle.yaml] [--repeats 3]
 
 Builds the config's model (no distillation), collects one rollout, then times ``model.train()``
 (one update: ``n_epochs`` passes over the rollout) both ways in turn, ``--repeats`` times. Why:
-the features are observation floats passed through the latent, with no parameter before them;
-read through it, each feature row made the backward pass write a zero gradient of the whole
-latent. Both ways give the same gradients (tests/test_settlement_features.py).
+each slice of a tensor that needs a gradient makes the backward pass write a zero-filled gradient
+as wide as the whole tensor (about 1,150 columns with the closing features, 1,600 with the
+settlement features), and every concatenation allocates one; torch's profiler put more than half
+of the closing config's update there. Both ways give the same values and gradients
+(tests/test_tail_apart.py). (Before this, the benchmark compared the closing features read through
+the latent with their detached read, commit cb005bc: docs/benchmarks.md.)
 
 Printed: each way's CPU seconds per update (this process's CPU time, which a shared machine
 inflates less than the wall clock), µs a decision, and the ratio, taken in the same run.
@@ -32,7 +37,8 @@ def main() -> None:
     import numpy as np
     import torch as th
 
-    from agents.policy import HintHead
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
     from train.config import load_config
     from train.trainer import quiet_model
 
@@ -42,28 +48,24 @@ def main() -> None:
     th.set_flush_denormal(True)
     env, model = quiet_model(config)
     model.learn(config.env.num_envs * config.ppo.n_steps)  # one rollout (and a first update: warm-up)
-    detached = HintHead._closing
-
-    def through(self, latent):  # the features read through the latent (before cb005bc)
-        at = self.latent_dim + 1 + self.points + self.num_actions * self.features
-        return latent[:, at : at + self.closing]
-
-    ways = {"through the latent": through, "detached (now)": detached}
+    policy = model.policy
+    ways = {"concatenated (sb3)": MaskableActorCriticPolicy.evaluate_actions.__get__(policy),
+            "apart (now)": policy.evaluate_actions}
     seconds: dict[str, list[float]] = {name: [] for name in ways}
     try:
         for _ in range(args.repeats):
-            for name, read in ways.items():
-                HintHead._closing = read
+            for name, evaluate in ways.items():
+                policy.evaluate_actions = evaluate
                 start = time.process_time()
                 model.train()
                 seconds[name].append(time.process_time() - start)
     finally:
-        HintHead._closing = detached
+        del policy.evaluate_actions  # the class's method again
     decisions = config.env.num_envs * config.ppo.n_steps
     print(f"{Path(args.config).name}: one update = {config.ppo.n_epochs} epochs over {decisions:,} decisions, "
           f"minibatch {config.ppo.batch_size:,}; torch threads {th.get_num_threads()}; "
           f"closing floats {model.policy.closing:,}; load {os.getloadavg()[0]:.1f}")
-    base = float(np.median(seconds["through the latent"]))
+    base = float(np.median(seconds["concatenated (sb3)"]))
     for name, values in seconds.items():
         median = float(np.median(values))
         print(f"{name:<20} CPU s per update: {' '.join(f'{v:.2f}' for v in values)}  median {median:.2f} "
