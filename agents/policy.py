@@ -251,6 +251,30 @@ def closing_logits(features: th.Tensor, weights: th.Tensor) -> th.Tensor:
     return nn.functional.pad(both, (PLAY0, NUM_ACTIONS - PASS))
 
 
+def closing_logits_at(features: th.Tensor, weights: th.Tensor, index: th.Tensor) -> th.Tensor:
+    """[B, k]: :func:`closing_logits` of the actions ``index`` [B, k] only (0 for an action that is
+    not a play), without computing the other plays' (the PPO update reads the legal actions'
+    logits only: ``HintHead.chosen``)."""
+    from nos_env.encoding import PASS, PLAY0
+
+    k = int(weights.shape[0])
+    x = features.reshape(features.shape[0], k, -1)
+    w = weights.to(x.dtype)
+    offset = index - PLAY0
+    is_play = (offset >= 0) & (index < PASS)
+    offset = th.where(is_play, offset, th.zeros_like(offset))
+    play_of = offset // 2  # action PLAY0 + 2 i + c is play i, close variant c
+    g = x.gather(2, play_of[:, None, :].expand(-1, k, -1))  # [B, K, k]: each index action's play's features
+    play = w[0] * g[:, 0] + w[1] * g[:, 1]
+    if k > 4:
+        play = play + w[5] * g[:, 5]
+    close = w[2] * g[:, 2] + w[3] * g[:, 3]
+    if k > 4:
+        close = close + w[4] * g[:, 4]
+    value = play + (offset % 2).to(x.dtype) * close
+    return th.where(is_play, value, th.zeros_like(value))
+
+
 def carried(columns: th.Tensor) -> th.Tensor:
     """``columns`` of the observation's tail carried behind the encoded observation (the hint, the
     points, the action and closing features, the endgame gate), detached. No parameter comes
@@ -541,9 +565,8 @@ class HintHead(nn.Module):
         if self.features:  # the index's actions' features only
             picked = self._features(tail).gather(1, index[:, :, None].expand(-1, -1, self.features))
             logits = logits + self._score_features(picked, logits.dtype)
-        if self.closing:
-            added = closing_logits(self._closing(tail).to(logits.dtype), self.closing_weight)
-            logits = logits + added.gather(1, index)
+        if self.closing:  # the index's actions' only
+            logits = logits + closing_logits_at(self._closing(tail).to(logits.dtype), self.closing_weight, index)
         return logits
 
 

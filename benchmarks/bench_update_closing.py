@@ -4,7 +4,10 @@ observation with the columns carried behind it (the hint, the closing and settle
 and slices them apart again.
 
     OMP_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/bench_update_closing.py \
-        [--config configs/nos_openings_ppo_settle.yaml] [--repeats 3]
+        [--config configs/nos_openings_ppo_settle.yaml] [--repeats 3] [--compare path|legal]
+
+``--compare legal`` compares instead the closing features' logits of the legal actions only
+(``closing_logits_at``, what ``HintHead.chosen`` computes) with all 448 plays' then gathered.
 
 Builds the config's model (no distillation), collects one rollout, then times ``model.train()``
 (one update: ``n_epochs`` passes over the rollout) both ways in turn, ``--repeats`` times. Why:
@@ -33,6 +36,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--config", default=str(ROOT / "configs" / "nos_openings_ppo_settle.yaml"))
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--compare", choices=["path", "legal"], default="path",
+                        help="path: sb3-contrib's concatenating update against the tail kept apart; legal: the "
+                             "closing logits of all plays then gathered against the legal actions' only")
     args = parser.parse_args()
     import numpy as np
     import torch as th
@@ -48,24 +54,35 @@ def main() -> None:
     th.set_flush_denormal(True)
     env, model = quiet_model(config)
     model.learn(config.env.num_envs * config.ppo.n_steps)  # one rollout (and a first update: warm-up)
+    import agents.policy as module
+
     policy = model.policy
-    ways = {"concatenated (sb3)": MaskableActorCriticPolicy.evaluate_actions.__get__(policy),
-            "apart (now)": policy.evaluate_actions}
+    legal_only = module.closing_logits_at
+    if args.compare == "path":
+        ways = {"concatenated (sb3)": MaskableActorCriticPolicy.evaluate_actions.__get__(policy),
+                "apart (now)": policy.evaluate_actions}
+    else:
+        ways = {"all plays, gathered": lambda f, w, index: module.closing_logits(f, w).gather(1, index),
+                "legal only (now)": legal_only}
     seconds: dict[str, list[float]] = {name: [] for name in ways}
     try:
         for _ in range(args.repeats):
-            for name, evaluate in ways.items():
-                policy.evaluate_actions = evaluate
+            for name, way in ways.items():
+                if args.compare == "path":
+                    policy.evaluate_actions = way
+                else:
+                    module.closing_logits_at = way
                 start = time.process_time()
                 model.train()
                 seconds[name].append(time.process_time() - start)
     finally:
-        del policy.evaluate_actions  # the class's method again
+        policy.__dict__.pop("evaluate_actions", None)  # the class's method again
+        module.closing_logits_at = legal_only
     decisions = config.env.num_envs * config.ppo.n_steps
     print(f"{Path(args.config).name}: one update = {config.ppo.n_epochs} epochs over {decisions:,} decisions, "
           f"minibatch {config.ppo.batch_size:,}; torch threads {th.get_num_threads()}; "
           f"closing floats {model.policy.closing:,}; load {os.getloadavg()[0]:.1f}")
-    base = float(np.median(seconds["concatenated (sb3)"]))
+    base = float(np.median(next(iter(seconds.values()))))
     for name, values in seconds.items():
         median = float(np.median(values))
         print(f"{name:<20} CPU s per update: {' '.join(f'{v:.2f}' for v in values)}  median {median:.2f} "

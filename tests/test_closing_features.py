@@ -22,7 +22,7 @@ from test_payments_and_turns import (CHAIN_BONEYARD, CHAIN_HANDS, CHAIN_OPENING,
 from test_tactics_kernel import PARAMS, recorded_positions
 
 from agents.policy import (CLOSING_WEIGHTS, HintHead, NosPolicy, check_closing_features, closing_features,
-                           closing_logits, closing_size)
+                           closing_logits, closing_logits_at, closing_size)
 from nos_env import encoding as E
 from nos_env.engine import Hand
 from nos_env.fast_engine import closing_features as features_of
@@ -184,6 +184,28 @@ def test_the_head_adds_the_weighted_features_to_both_variants_and_the_close_term
     assert "closing_weight" in dict(head.named_parameters())
     assert "closing_weight" not in dict(HintHead(3, 1.0).named_parameters())  # old heads unchanged
     assert closing_logits(x.reshape(1, -1), th.tensor(weights)).shape == (1, E.NUM_ACTIONS)
+
+
+@pytest.mark.parametrize("k", [4, 6])
+def test_the_chosen_actions_closing_logits_are_the_full_ones_gathered(k):
+    """closing_logits_at (the PPO update's legal actions only) against closing_logits then gather:
+    every play and close variant, the first and last play, actions outside the plays (0), padded
+    rows; the weights' gradients too."""
+    gen = th.Generator().manual_seed(k)
+    features = th.randn(3, k * NUM_PLAYS, generator=gen)
+    index = th.tensor([[E.PLAY0, E.PLAY0 + 1, E.PASS - 2, E.PASS - 1, E.PASS, 0, E.DRAW],
+                       [E.PLAY0 + 37, E.PLAY0 + 36, E.PLAY0 + 200, E.PLAY0 + 201, 3, 3, 3],
+                       [E.PASS, E.PLAY0 - 1, E.NUM_ACTIONS - 1, E.PLAY0 + 2, E.PLAY0 + 3, E.PLAY0 + 2, 0]])
+    w = th.randn(k, generator=gen)
+    weights = [w.clone().requires_grad_(True) for _ in range(2)]  # the same weights, their own gradients
+    full = closing_logits(features, weights[0]).gather(1, index)
+    at = closing_logits_at(features, weights[1], index)
+    assert th.allclose(at, full, atol=1e-6)
+    assert at[0, 4:].abs().sum() == 0 and at[2, :3].abs().sum() == 0  # not plays: nothing added
+    assert float(at[0, :4].abs().min()) > 0  # and the plays' are really computed
+    (full * th.arange(7.0)).sum().backward()
+    (at * th.arange(7.0)).sum().backward()
+    assert th.allclose(weights[0].grad, weights[1].grad, atol=1e-5)
 
 
 def test_settings_are_checked():
