@@ -147,14 +147,14 @@ def test_nos_openings_ppo_closing_differs_only_by_the_closing_features_and_the_s
 
 def test_nos_openings_ppo_closing_long_is_the_closing_config_for_twice_the_decisions():
     """configs/nos_openings_ppo_closing_long.yaml (docs/training.md, "Twice the PPO decisions"):
-    the closing config on training seed 0 (closing_s0's labels and fit) for 24M PPO decisions at
+    the closing config on training seed 0 (closing_s0's labels and fit) for 20M PPO decisions at
     the same constant rate."""
     long = load_config(ROOT / "configs" / "nos_openings_ppo_closing_long.yaml").to_dict()
     closing = load_config(ROOT / "configs" / "nos_openings_ppo_closing.yaml").to_dict()
     differ = {(section, key): long[section][key] for section in long for key in long[section]
               if long[section][key] != closing[section][key]}
     assert differ == {("run", "name"): "nos_openings_ppo_closing_long", ("run", "seed"): 0,
-                      ("run", "total_timesteps"): 24_000_000}
+                      ("run", "total_timesteps"): 20_000_000}
     assert long["ppo"]["learning_rate_end"] is None  # a constant rate, as in closing_s0
 
 
