@@ -719,7 +719,10 @@ class NosPolicy(MaskableActorCriticPolicy):
                 pi_features, vf_features = features
                 latent_pi = self.mlp_extractor.forward_actor(pi_features)
                 latent_vf = self.mlp_extractor.forward_critic(vf_features)
-        latent_pi, latent_vf = latent_pi.float(), latent_vf.float()
+        return self._evaluated(latent_pi.float(), latent_vf.float(), actions, action_masks)
+
+    def _evaluated(self, latent_pi, latent_vf, actions, action_masks):
+        """The values, log-probabilities and entropies from the actor's and critic's latents."""
         distribution = self._get_action_dist_from_latent(latent_pi)
         if action_masks is not None:
             distribution.apply_masking(action_masks)
@@ -737,12 +740,7 @@ class NosPolicy(MaskableActorCriticPolicy):
             latent_pi, latent_vf = latent_pi.float(), latent_vf.float()
         else:
             latent_pi, latent_vf = mlp.forward_actor(z), mlp.forward_critic(z)
-        distribution = self._get_action_dist_from_latent(CarriedLatent(latent_pi, tail))
-        if action_masks is not None:
-            distribution.apply_masking(action_masks)
-        log_prob = distribution.log_prob(actions)
-        values = self.value_net(latent_vf)
-        return values, log_prob, distribution.entropy()
+        return self._evaluated(CarriedLatent(latent_pi, tail), latent_vf, actions, action_masks)
 
     def _get_action_dist_from_latent(self, latent_pi: th.Tensor):
         # The logits of the legal actions only, computed once the mask is applied (agents/masked_categorical.py).
