@@ -239,15 +239,8 @@ def closing_logits(features: th.Tensor, weights: th.Tensor) -> th.Tensor:
     from nos_env.encoding import PASS, PLAY0
 
     k = int(weights.shape[0])
-    x = features.reshape(features.shape[0], k, -1)
-    w = weights.to(x.dtype)
-    play = w[0] * x[:, 0] + w[1] * x[:, 1]
-    if k > 4:
-        play = play + w[5] * x[:, 5]
-    close = play + w[2] * x[:, 2] + w[3] * x[:, 3]
-    if k > 4:
-        close = close + w[4] * x[:, 4]
-    both = th.stack([play, close], dim=2).reshape(x.shape[0], -1)  # (play i, close c) at 2 i + c
+    play, close = _play_and_close(features.reshape(features.shape[0], k, -1), weights)
+    both = th.stack([play, close], dim=2).reshape(features.shape[0], -1)  # (play i, close c) at 2 i + c
     return nn.functional.pad(both, (PLAY0, NUM_ACTIONS - PASS))
 
 
@@ -259,20 +252,28 @@ def closing_logits_at(features: th.Tensor, weights: th.Tensor, index: th.Tensor)
 
     k = int(weights.shape[0])
     x = features.reshape(features.shape[0], k, -1)
-    w = weights.to(x.dtype)
     offset = index - PLAY0
     is_play = (offset >= 0) & (index < PASS)
     offset = th.where(is_play, offset, th.zeros_like(offset))
     play_of = offset // 2  # action PLAY0 + 2 i + c is play i, close variant c
-    g = x.gather(2, play_of[:, None, :].expand(-1, k, -1))  # [B, K, k]: each index action's play's features
-    play = w[0] * g[:, 0] + w[1] * g[:, 1]
-    if k > 4:
-        play = play + w[5] * g[:, 5]
-    close = w[2] * g[:, 2] + w[3] * g[:, 3]
-    if k > 4:
-        close = close + w[4] * g[:, 4]
-    value = play + (offset % 2).to(x.dtype) * close
+    g = x.gather(2, play_of[:, None, :].expand(-1, k, -1))  # [B, k, K]: each index action's play's features
+    play, close = _play_and_close(g, weights)
+    value = th.where(offset % 2 == 1, close, play)
     return th.where(is_play, value, th.zeros_like(value))
+
+
+def _play_and_close(x: th.Tensor, weights: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
+    """[B, n] twice, from the features ``x`` [B, K, n] of n plays: each play's logit and its close
+    variant's (:func:`closing_logits`' sums, in its order)."""
+    k = int(weights.shape[0])
+    w = weights.to(x.dtype)
+    play = w[0] * x[:, 0] + w[1] * x[:, 1]
+    if k > 4:
+        play = play + w[5] * x[:, 5]
+    close = play + w[2] * x[:, 2] + w[3] * x[:, 3]
+    if k > 4:
+        close = close + w[4] * x[:, 4]
+    return play, close
 
 
 def carried(columns: th.Tensor) -> th.Tensor:
