@@ -22,7 +22,7 @@ from agents.registry import make_agent
 from agents.tournament import run_tournament
 from nos_env.encoding import NUM_ACTIONS, OBSERVATION_SIZE
 from train.cli import main as train_main
-from train.config import ConfigError, TrainConfig, from_dict, load_config
+from train.config import ConfigError, TrainConfig, from_dict, load_config, read_sections
 from agents.model import ModelAgent, PolicyAgent
 from agents.policy import FastMaskedCategorical, NosPolicy
 
@@ -590,3 +590,68 @@ def test_read_sections_applies_overrides_and_names_bad_ones(tmp_path):
     path.write_text("- run\n")
     with pytest.raises(ConfigError, match="must be a mapping of sections"):
         read_sections(path, ["run.seed=3"])
+
+
+def _weights(policy) -> dict:
+    return {k: v.detach().clone() for k, v in policy.state_dict().items()}
+
+
+def test_init_from_starts_a_run_from_a_saved_models_weights(smoke_run, tmp_path):
+    """run.init_from: the new run's policy, critic included, is the saved one's; with a learning
+    rate too small to move a weight (Adam's step is about the rate) the run's model is still it,
+    while a fresh network differs everywhere; the report says where it started."""
+    from agents.model import load_policy
+
+    saved = _weights(load_policy(smoke_run / "model.zip"))
+    out = tmp_path / "runs"
+    train_main(["--config", str(ROOT / "configs" / "smoke.yaml"), "--set", f"run.output_dir={out}",
+                "--set", "run.name=tuned", "--set", f"run.init_from={smoke_run / 'model.zip'}",
+                "--set", "run.total_timesteps=1024", "--set", "ppo.learning_rate=1e-12",
+                "--set", "opponents.snapshot_weight=0", "--set", "eval.every=1000000", "--set", "eval.final_deals=0",
+                "--quiet"])
+    tuned = _weights(load_policy(out / "tuned" / "model.zip"))
+    assert tuned.keys() == saved.keys() and any("value_net" in k for k in saved)
+    for name, value in saved.items():
+        assert th.allclose(tuned[name], value, atol=1e-8), name
+    fresh_out = tmp_path / "fresh"
+    train_main(["--config", str(ROOT / "configs" / "smoke.yaml"), "--set", f"run.output_dir={fresh_out}",
+                "--set", "run.total_timesteps=1024", "--set", "ppo.learning_rate=1e-12", "--set", "run.seed=5",
+                "--set", "opponents.snapshot_weight=0", "--set", "eval.every=1000000", "--set", "eval.final_deals=0",
+                "--quiet"])
+    fresh = _weights(load_policy(fresh_out / "smoke" / "model.zip"))
+    assert not th.allclose(fresh["value_net.weight"], saved["value_net.weight"])
+    report = (out / "tuned" / "report.md").read_text()
+    assert f"started from `{smoke_run / 'model.zip'}`'s weights (run.init_from)" in report
+    assert "started from" not in (fresh_out / "smoke" / "report.md").read_text()
+
+
+def test_init_from_refuses_another_network_and_leaves_no_run_folder(smoke_run, tmp_path, capsys):
+    out = tmp_path / "runs"
+    with pytest.raises(SystemExit):
+        train_main(["--config", str(ROOT / "configs" / "smoke.yaml"), "--set", f"run.output_dir={out}",
+                    "--set", f"run.init_from={smoke_run / 'model.zip'}", "--set", "policy.width=64", "--quiet"])
+    err = capsys.readouterr().err
+    assert "run.init_from" in err and "width: saved 256, this config 64" in err
+    assert not (out / "smoke").exists()  # refused before the run folder was made: a retry needs no --overwrite
+
+
+def test_start_from_leaves_the_policy_as_it_was_when_it_refuses(smoke_run):
+    from train.trainer import make_env, make_model, start_from
+
+    config = from_dict(read_sections(ROOT / "configs" / "smoke.yaml", ["policy.width=64", "env.num_envs=32"]))
+    env, _ = make_env(config)
+    policy = make_model(config, env).policy
+    before = _weights(policy)
+    with pytest.raises(ConfigError, match="width"):
+        start_from(policy, smoke_run / "model.zip")
+    after = _weights(policy)
+    assert all(th.equal(before[k], after[k]) for k in before)
+
+
+@pytest.mark.parametrize("overrides, message", [
+    (["run.init_from=nowhere/model.zip"], "no saved model at 'nowhere/model.zip'"),
+    (["run.init_from=configs/smoke.yaml", "distill.teacher=tactics"], "both choose the starting weights"),
+])
+def test_init_from_is_checked_with_the_config(overrides, message):
+    with pytest.raises(ConfigError, match=message):
+        from_dict(read_sections(ROOT / "configs" / "smoke.yaml", overrides))

@@ -34,6 +34,11 @@ class RunConfig:
     # extra: the `rllib` section below, docs/ray.md). With rllib, total_timesteps counts decisions
     # at every seat (RLlib's env steps), not only the learner's.
     engine: str = "sb3"
+    # "" (a fresh network) or a model saved by this command (model.zip or a checkpoint): PPO starts
+    # from its policy's weights, critic included, with a fresh optimizer, e.g. to fine-tune a model
+    # against other opponents. The config's network and observation settings must build the same
+    # policy (train/trainer.py start_from); sb3 engine only, not with a distill teacher
+    init_from: str = ""
 
 
 @dataclass
@@ -358,6 +363,15 @@ def validate(c: TrainConfig, source: str = "config") -> None:
     # 0 keeps a distilled policy as it is (no PPO): only with a teacher
     _positive(w("run.total_timesteps"), c.run.total_timesteps, allow_zero=c.distill.teacher != "none")
     _positive(w("env.num_envs"), c.env.num_envs)
+    if c.run.init_from:
+        if not Path(c.run.init_from).is_file():
+            _fail(w("run.init_from"), f"no saved model at {c.run.init_from!r} (a run's model.zip or checkpoints/step_N.zip, "
+                                      f"or \"\" for a fresh network)")
+        if c.run.engine != "sb3":
+            _fail(w("run.init_from"), "starts MaskablePPO from a saved model: the sb3 engine only")
+        if c.distill.teacher != "none":
+            _fail(w("run.init_from"), "and distill.teacher both choose the starting weights: use one "
+                                      "(distill.teacher: none to start from the saved model)")
     game = c.env.game
     if game == "nos":
         if c.env.num_players not in (3, 4, 5):

@@ -150,7 +150,8 @@ def final_report(config: TrainConfig, policy, run_dir: Path, training_seconds: f
         f"learner decisions/s (updates included)",
         f"- model: `{run_dir / 'model.zip'}` (play it with `make_agent(\"model:{run_dir / 'model.zip'}\")`)",
         f"- learning curve: `{png}`",
-    ] + _distill_lines(results.get("distill")) + [
+    ] + ([f"- started from `{config.run.init_from}`'s weights (run.init_from), with a fresh optimizer"]
+         if config.run.init_from else []) + _distill_lines(results.get("distill")) + [
         "",
         f"Final evaluation: the model in one seat against {n - 1} copies of each opponent, duplicate deals "
         f"(every deal once per seat rotation), 95% confidence intervals over deals.", "",

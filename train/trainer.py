@@ -100,6 +100,43 @@ def make_model(config: TrainConfig, env: SelfPlayVecEnv) -> MaskablePPO:
                        policy_kwargs=policy_kwargs, seed=c.run.seed, device="cpu", verbose=0))
 
 
+#: constructor settings that may differ between a saved model and the run it starts (run.init_from):
+#: the optimizer is fresh, its rate the config's
+_FRESH_SETTINGS = ("lr_schedule", "optimizer_class", "optimizer_kwargs")
+
+
+def start_from(policy: NosPolicy, path: str | Path) -> None:
+    """Give ``policy`` (a new run's) the weights of the model saved at ``path`` (run.init_from),
+    critic included. The saved policy must be the one this config builds: the same observation and
+    action spaces, the same network and features settings, the same weights' names and shapes;
+    otherwise a ConfigError names what differs, and ``policy`` is left as it was."""
+    from agents.model import load_policy
+
+    from .config import ConfigError
+
+    saved = load_policy(path)
+    mine, theirs = policy._get_constructor_parameters(), saved._get_constructor_parameters()
+    differ = sorted(k for k in set(mine) | set(theirs)
+                    if k not in _FRESH_SETTINGS and not _same_setting(mine.get(k), theirs.get(k)))
+    if differ:
+        raise ConfigError(f"run.init_from: {path} was trained with another policy than this config builds: "
+                          + "; ".join(f"{k}: saved {theirs.get(k)!r}, this config {mine.get(k)!r}" for k in differ)
+                          + " (set the config's policy and env settings as the saved run's config.yaml has them)")
+    weights, state = saved.state_dict(), policy.state_dict()
+    if weights.keys() != state.keys() or any(weights[k].shape != state[k].shape for k in weights):
+        bad = sorted(k for k in weights.keys() | state.keys()
+                     if k not in weights or k not in state or weights[k].shape != state[k].shape)
+        raise ConfigError(f"run.init_from: {path}'s weights do not fit this config's policy: {', '.join(bad[:5])}")
+    policy.load_state_dict(weights)
+
+
+def _same_setting(a, b) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:  # e.g. arrays: compared by their reprs
+        return repr(a) == repr(b)
+
+
 def quiet_model(config: TrainConfig) -> tuple[SelfPlayVecEnv, MaskablePPO]:
     """The config's environment and model, ready to ``learn``, with SB3's logging off: what the
     training benchmarks (benchmarks/bench_*.py) time."""
@@ -359,12 +396,16 @@ def train(config: TrainConfig, resume: bool = False, progress: bool = True) -> d
                               f"--overwrite, or pick another run.name")
     if resume:
         check_resume_config(config, yaml.safe_load((run_dir / "config.yaml").read_text()))
-    run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
     th.manual_seed(config.run.seed)
     # Adam's moments for rarely active inputs decay into subnormal floats, which are slow on x86.
     th.set_flush_denormal(True)
     env, pool = make_env(config)
+    if not resume:
+        model = make_model(config, env)
+        if config.run.init_from:  # a saved model's weights, a fresh optimizer (a fine-tune); checked
+            start_from(model.policy, config.run.init_from)  # before the run folder exists
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
     snapshots = SnapshotPool(config, pool, run_dir)
     marks = {}
     if resume:
@@ -383,12 +424,10 @@ def train(config: TrainConfig, resume: bool = False, progress: bool = True) -> d
         marks = state["marks"]
         for name in ("curve.csv", "eval.csv"):
             truncate_csv(run_dir / name, model.num_timesteps)
-    else:
-        model = make_model(config, env)
-        if config.distill.teacher != "none":  # the teacher's choices cloned first (train/distill.py)
-            from .distill import distill_policy
+    elif config.distill.teacher != "none":  # the teacher's choices cloned first (train/distill.py)
+        from .distill import distill_policy
 
-            distill_policy(config, model.policy, run_dir, make_env)
+        distill_policy(config, model.policy, run_dir, make_env)
     formats = ["csv"] + (["tensorboard"] if config.output.tensorboard else [])
     model.set_logger(configure(str(run_dir / "tb" / f"from_{model.num_timesteps}"), formats))
     callback = TrainingCallback(config, snapshots, run_dir, progress and config.output.progress_bar, marks)
