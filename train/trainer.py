@@ -117,7 +117,7 @@ def start_from(policy: NosPolicy, path: str | Path) -> None:
     saved = load_policy(path)
     mine, theirs = policy._get_constructor_parameters(), saved._get_constructor_parameters()
     differ = sorted(k for k in set(mine) | set(theirs)
-                    if k not in _FRESH_SETTINGS and not _same_setting(mine.get(k), theirs.get(k)))
+                    if k not in _FRESH_SETTINGS and mine.get(k) != theirs.get(k))
     if differ:
         raise ConfigError(f"run.init_from: {path} was trained with another policy than this config builds: "
                           + "; ".join(f"{k}: saved {theirs.get(k)!r}, this config {mine.get(k)!r}" for k in differ)
@@ -128,13 +128,6 @@ def start_from(policy: NosPolicy, path: str | Path) -> None:
                      if k not in weights or k not in state or weights[k].shape != state[k].shape)
         raise ConfigError(f"run.init_from: {path}'s weights do not fit this config's policy: {', '.join(bad[:5])}")
     policy.load_state_dict(weights)
-
-
-def _same_setting(a, b) -> bool:
-    try:
-        return bool(a == b)
-    except Exception:  # e.g. arrays: compared by their reprs
-        return repr(a) == repr(b)
 
 
 def quiet_model(config: TrainConfig) -> tuple[SelfPlayVecEnv, MaskablePPO]:
